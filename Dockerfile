@@ -1,0 +1,16 @@
+# The Perdure service image: API replicas run `perdure serve --workers 0`, worker replicas
+# `perdure worker`. Both need DATABASE_URL. (Not built in CI: no Docker engine there.)
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
+RUN useradd --create-home --uid 10001 perdure
+WORKDIR /srv/perdure
+
+COPY pyproject.toml README.md ./
+COPY app ./app
+COPY migrations ./migrations
+RUN pip install .
+
+USER perdure
+EXPOSE 8000
+CMD ["perdure", "serve", "--host", "0.0.0.0", "--port", "8000", "--workers", "0"]

@@ -1,0 +1,162 @@
+"""The one map from errors to RFC 9457 `application/problem+json` responses.
+
+Routes raise domain errors from `app.errors`; this module alone decides their status and
+stable `code`. Nothing here leaks internals: an unmapped error is logged and becomes a
+bare 500 with a correlation-free, generic body.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+import sqlalchemy.exc
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app import errors
+
+log = logging.getLogger("perdure.api")
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+TYPE_BASE = "https://perdure.dev/problems/"
+
+
+@dataclass(frozen=True)
+class Problem:
+    status: int
+    code: str
+    title: str
+
+
+PROBLEMS: dict[type[errors.AppError], Problem] = {
+    errors.NotFound: Problem(404, "NOT_FOUND", "Not found"),
+    errors.AgentExists: Problem(409, "AGENT_EXISTS", "An agent with this id exists"),
+    errors.SessionIdInvalid: Problem(422, "SESSION_ID_INVALID", "Invalid session id"),
+    errors.SessionBusy: Problem(409, "SESSION_BUSY", "The session has an active run"),
+    errors.SessionAwaitingApproval: Problem(
+        409, "SESSION_AWAITING_APPROVAL", "The session waits on an approval"
+    ),
+    errors.RunNotResumable: Problem(409, "RUN_NOT_RESUMABLE", "The run cannot be resumed"),
+    errors.RunNotCancellable: Problem(409, "RUN_NOT_CANCELLABLE", "The run has already ended"),
+    errors.InvalidDefinition: Problem(422, "VALIDATION_FAILED", "Invalid agent definition"),
+    errors.DatabaseUnavailable: Problem(503, "DATABASE_UNAVAILABLE", "Database unavailable"),
+}
+
+UNAVAILABLE = PROBLEMS[errors.DatabaseUnavailable]
+
+
+class ProblemBody(BaseModel):
+    """The shape of every error response (extension members may follow)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str
+    title: str
+    status: int
+    code: str
+    detail: str | None = None
+    instance: str | None = None
+
+
+def problem_response(
+    request: Request, problem: Problem, detail: str | None, **extensions: Any
+) -> JSONResponse:
+    body: dict[str, Any] = {
+        "type": TYPE_BASE + problem.code.lower().replace("_", "-"),
+        "title": problem.title,
+        "status": problem.status,
+        "code": problem.code,
+        "detail": detail,
+        "instance": request.url.path,
+        **extensions,
+    }
+    headers = {"Retry-After": "1"} if problem.status == 503 else None
+    return JSONResponse(
+        body, status_code=problem.status, media_type=PROBLEM_MEDIA_TYPE, headers=headers
+    )
+
+
+def problem_for(exc: errors.AppError) -> Problem:
+    for cls in type(exc).__mro__:
+        if cls in PROBLEMS:
+            return PROBLEMS[cls]
+    raise LookupError(type(exc).__name__)
+
+
+def responses(*kinds: type[errors.AppError]) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses=` for a route: the problems it may answer, plus 422 and 503."""
+    out: dict[int | str, dict[str, Any]] = {}
+    for kind in (*kinds, errors.DatabaseUnavailable):
+        problem = problem_for(kind(""))
+        out[problem.status] = {"model": ProblemBody, "content": {PROBLEM_MEDIA_TYPE: {}}}
+    out[422] = {"model": ProblemBody, "content": {PROBLEM_MEDIA_TYPE: {}}}
+    return out
+
+
+def _jsonable_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
+    cleaned = []
+    for error in exc.errors():
+        # `ctx` may hold exception objects and `input` may echo huge bodies: keep it small.
+        cleaned.append(
+            {
+                "loc": [str(part) for part in error.get("loc", ())],
+                "msg": str(error.get("msg", "")),
+                "type": str(error.get("type", "")),
+            }
+        )
+    return cleaned
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers that turn every error into a problem response."""
+
+    @app.exception_handler(errors.AppError)
+    async def _app_error(request: Request, exc: errors.AppError) -> JSONResponse:
+        try:
+            problem = problem_for(exc)
+        except LookupError:
+            log.exception("unmapped domain error")
+            return problem_response(request, Problem(500, "INTERNAL", "Internal error"), None)
+        return problem_response(request, problem, exc.detail, **exc.data)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        problem = Problem(422, "VALIDATION_FAILED", "Request validation failed")
+        errs = _jsonable_errors(exc)
+        detail = "invalid request"
+        if errs:
+            where = ".".join(errs[0]["loc"])
+            detail = f"{where}: {errs[0]['msg']}" if where else str(errs[0]["msg"])
+        return problem_response(request, problem, detail, errors=errs)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        codes = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE"}
+        code = codes.get(exc.status_code, f"HTTP_{exc.status_code}")
+        title = str(exc.detail) if isinstance(exc.detail, str) else code
+        return problem_response(request, Problem(exc.status_code, code, title), title)
+
+    async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
+        log.warning("database unavailable: %s", type(exc).__name__)
+        return problem_response(request, UNAVAILABLE, "the database cannot be reached; retry")
+
+    for kind in (
+        sqlalchemy.exc.OperationalError,
+        sqlalchemy.exc.InterfaceError,
+        sqlalchemy.exc.TimeoutError,
+        psycopg.OperationalError,
+        ConnectionError,
+        OSError,
+    ):
+        app.add_exception_handler(kind, _unavailable)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error on %s %s", request.method, request.url.path)
+        return problem_response(request, Problem(500, "INTERNAL", "Internal error"), None)

@@ -1,0 +1,171 @@
+"""The `perdure` command: serve, worker, migrate, openapi.
+
+Every failure a user can cause (an unreachable database, a data folder that cannot be
+written, a port in use) ends with one line saying what is wrong and what to do, and a
+non-zero exit; tracebacks are for bugs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import socket
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+import sqlalchemy.exc
+from pydantic import ValidationError
+from sqlalchemy.engine import make_url
+
+from app.embedded_pg import EmbeddedPostgres, EmbeddedPostgresError
+from app.settings import Settings
+
+EXIT_USAGE = 2
+
+
+class CliError(Exception):
+    """A problem the user can fix; its message is the one line we print."""
+
+
+def redact(url: str) -> str:
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except (sqlalchemy.exc.ArgumentError, ValueError):
+        return "<unparseable URL>"
+
+
+def load_settings() -> Settings:
+    try:
+        return Settings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "settings"
+        raise CliError(f"invalid configuration: {where}: {first['msg']}") from exc
+
+
+def migrate_or_explain(url: str) -> None:
+    from app.db import migrate
+
+    try:
+        migrate(url)
+    except sqlalchemy.exc.ArgumentError as exc:
+        raise CliError(f"DATABASE_URL is not a valid database URL: {exc}") from exc
+    except (sqlalchemy.exc.OperationalError, sqlalchemy.exc.InterfaceError) as exc:
+        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+        raise CliError(
+            f"cannot reach the database at {redact(url)}: {reason}. "
+            "Check DATABASE_URL, or unset it to use the embedded Postgres."
+        ) from exc
+
+
+def ensure_port_free(host: str, port: int) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise CliError(
+                f"cannot listen on {host}:{port}: {exc.strerror}. "
+                "Is another server using it? Pick another with --port."
+            ) from exc
+
+
+@contextmanager
+def database(settings: Settings) -> Iterator[str]:
+    """The database URL to use: DATABASE_URL, or an embedded server started (and stopped) here."""
+    if settings.database_url:
+        yield settings.database_url
+        return
+    server = EmbeddedPostgres(settings.data_dir)
+    try:
+        server.start()
+    except EmbeddedPostgresError as exc:
+        raise CliError(str(exc)) from exc
+    print(f"perdure: embedded Postgres data in {server.pgdata}", flush=True)
+    try:
+        yield server.url()
+    finally:
+        server.stop()
+        print("perdure: embedded Postgres stopped", flush=True)
+
+
+def cmd_serve(args: argparse.Namespace) -> None:
+    import uvicorn
+
+    from app.main import create_app
+
+    settings = load_settings()
+    ensure_port_free(args.host, args.port)
+    with database(settings) as url:
+        migrate_or_explain(url)
+        settings = settings.model_copy(update={"database_url": url})
+        concurrency = settings.worker_concurrency if args.workers is None else args.workers
+        app = create_app(settings, pool_concurrency=concurrency)
+        print(f"perdure: serving on http://{args.host}:{args.port}", flush=True)
+        server = uvicorn.Server(
+            uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level)
+        )
+        server.run()
+        if not server.started:
+            raise CliError(f"the server did not start on {args.host}:{args.port}")
+
+
+def cmd_migrate(args: argparse.Namespace) -> None:
+    settings = load_settings()
+    url = args.database_url or settings.database_url
+    if not url:
+        raise CliError("no database to migrate: pass --database-url or set DATABASE_URL")
+    migrate_or_explain(url)
+    print(f"perdure: {redact(url)} is at the newest revision", flush=True)
+
+
+def cmd_openapi(args: argparse.Namespace) -> None:
+    from app.main import create_app
+
+    spec = create_app(Settings(database_url=None)).openapi()
+    sys.stdout.write(json.dumps(spec, indent=2, sort_keys=True) + "\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="perdure", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the API and a worker pool")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="runs the in-process worker pool drives at once (0: API only; "
+        "default PERDURE_WORKER_CONCURRENCY)",
+    )
+    serve.add_argument("--log-level", default="info")
+    serve.set_defaults(func=cmd_serve)
+
+    mig = sub.add_parser("migrate", help="upgrade a database to the newest revision")
+    mig.add_argument("--database-url", default=None)
+    mig.set_defaults(func=cmd_migrate)
+
+    spec = sub.add_parser("openapi", help="print the OpenAPI contract")
+    spec.set_defaults(func=cmd_openapi)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except CliError as exc:
+        print(f"perdure: error: {exc}", file=sys.stderr, flush=True)
+        sys.exit(EXIT_USAGE)
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

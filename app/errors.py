@@ -1,0 +1,66 @@
+"""Domain errors. They carry data, never HTTP status codes: `app/api/problems.py` maps them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class AppError(Exception):
+    """Root of every error the service raises on purpose."""
+
+    def __init__(self, detail: str, **data: Any) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.data = data
+
+
+class NotFound(AppError):
+    pass
+
+
+class AgentNotFound(NotFound):
+    pass
+
+
+class SessionNotFound(NotFound):
+    pass
+
+
+class RunNotFound(NotFound):
+    pass
+
+
+class AgentExists(AppError):
+    pass
+
+
+class SessionIdInvalid(AppError):
+    pass
+
+
+class SessionBusy(AppError):
+    pass
+
+
+class SessionAwaitingApproval(AppError):
+    pass
+
+
+class RunNotResumable(AppError):
+    pass
+
+
+class RunNotCancellable(AppError):
+    pass
+
+
+class InvalidDefinition(AppError):
+    """An agent definition that parses but cannot work (a bad JSON Schema, duplicate tools)."""
+
+
+class DatabaseUnavailable(AppError):
+    pass
+
+
+class LeaseLost(AppError):
+    """A fenced write matched no row: another worker holds the run now. Only workers see this."""

@@ -1,0 +1,50 @@
+"""create_app(): routers, problem handlers, and the lifespan that owns the engine."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from app import __version__
+from app.api import problems
+from app.api.limits import BodySizeLimit
+from app.api.routes import health
+from app.db import create_engine
+from app.settings import Settings, get_settings
+
+log = logging.getLogger("perdure")
+
+
+def create_app(settings: Settings | None = None, *, pool_concurrency: int = 0) -> FastAPI:
+    """Build the ASGI app.
+
+    Args:
+        settings: defaults to the environment's.
+        pool_concurrency: runs the in-process worker pool drives at once; 0 = API only.
+    """
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if not settings.database_url:
+            raise RuntimeError("DATABASE_URL is not set")
+        app.state.engine = create_engine(settings.database_url, settings)
+        try:
+            yield
+        finally:
+            await app.state.engine.dispose()
+
+    app = FastAPI(
+        title="Perdure",
+        version=__version__,
+        summary="Durable LLM agent runs over HTTP, checkpointed in Postgres.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    problems.install(app)
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.include_router(health.router)
+    return app

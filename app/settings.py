@@ -1,0 +1,67 @@
+"""Settings, read from the environment in one place.
+
+Nothing is read at import time: code calls `get_settings()`, which is cached, and tests
+build `Settings(...)` directly.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import AliasChoices, Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def default_data_dir() -> Path:
+    """Where `perdure serve` keeps its embedded Postgres when nothing else is said."""
+    xdg = os.environ.get("XDG_DATA_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".local" / "share"
+    return base / "perdure"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="PERDURE_", extra="ignore")
+
+    # `DATABASE_URL` is the conventional name; PERDURE_DATABASE_URL works too.
+    database_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("DATABASE_URL", "PERDURE_DATABASE_URL")
+    )
+    data_dir: Path = Field(default_factory=default_data_dir)
+
+    # Leases (DESIGN.md §4). The TTL must leave room for several missed heartbeats.
+    lease_ttl_s: float = Field(default=30.0, gt=0)
+    heartbeat_s: float = Field(default=10.0, gt=0)
+    # A tool call is not started when the lease has less than this left.
+    lease_margin_s: float = Field(default=3.0, ge=0)
+
+    # Workers.
+    worker_concurrency: int = Field(default=32, ge=1, le=1024)
+    poll_interval_s: float = Field(default=1.0, gt=0)
+    shutdown_grace_s: float = Field(default=10.0, ge=0)
+    model_max_attempts: int = Field(default=8, ge=1)
+    retry_base_s: float = Field(default=1.0, gt=0)
+    retry_max_s: float = Field(default=300.0, gt=0)
+
+    # Database pool of one process.
+    pool_size: int = Field(default=10, ge=1)
+    pool_timeout_s: float = Field(default=5.0, gt=0)
+
+    # Request limits.
+    max_body_bytes: int = Field(default=1_048_576, ge=1024)
+    max_wait_s: float = Field(default=60.0, ge=0)
+
+    @model_validator(mode="after")
+    def _lease_outlives_heartbeats(self) -> Settings:
+        if self.lease_ttl_s < 2 * self.heartbeat_s:
+            raise ValueError(
+                f"PERDURE_LEASE_TTL_S ({self.lease_ttl_s}) must be at least twice "
+                f"PERDURE_HEARTBEAT_S ({self.heartbeat_s}), or one late heartbeat loses the lease"
+            )
+        return self
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

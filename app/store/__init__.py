@@ -1,0 +1,1 @@
+"""The only place with SQL. Functions take an AsyncConnection and never commit it."""

@@ -1,0 +1,227 @@
+"""The schema as SQLAlchemy Core tables: Alembic's target, and what the store queries.
+
+The transcript is an append-only log (`messages` for system, user and assistant turns;
+`tool_calls` for each call and, once it settles, its result). Every row carries the
+checkpoint sequence number that wrote it, so any earlier save can be rebuilt exactly.
+A tool call's `seq` is its place in the transcript, reserved in call order when its turn
+is saved, so results may settle in any order and the transcript still reads in call order.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    Column,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    Table,
+    Text,
+    UniqueConstraint,
+    text,
+)
+from sqlalchemy.dialects.postgresql import JSONB, UUID
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+RUN_STATUSES = (
+    "queued",
+    "running",
+    "awaiting_approval",
+    "awaiting_tool_results",
+    "finished",
+    "failed",
+    "cancelled",
+)
+TOOL_CALL_STATUSES = ("pending", "running", "ok", "error", "cancelled", "interrupted", "rejected")
+APPROVAL_STATUSES = ("pending", "approved", "rejected", "orphaned", "expired")
+
+
+def _in(column: str, values: tuple[str, ...]) -> str:
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+def _created() -> Column[object]:
+    return Column(
+        "created_at", DateTime(timezone=True), nullable=False, server_default=text("now()")
+    )
+
+
+def _updated() -> Column[object]:
+    return Column(
+        "updated_at", DateTime(timezone=True), nullable=False, server_default=text("now()")
+    )
+
+
+agents = Table(
+    "agents",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("latest_version", Integer, nullable=False),
+    _created(),
+    _updated(),
+)
+
+agent_versions = Table(
+    "agent_versions",
+    metadata,
+    Column("agent_id", Text, ForeignKey("agents.id", ondelete="CASCADE"), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("definition", JSONB, nullable=False),
+    Column("fingerprint", JSONB, nullable=False),
+    _created(),
+    PrimaryKeyConstraint("agent_id", "version"),
+)
+
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("agent_id", Text, ForeignKey("agents.id"), nullable=False),
+    Column("agent_version", Integer, nullable=False),
+    # Allocates run numbers; a send locks this row, which serialises sends to one session.
+    Column("run_count", Integer, nullable=False, server_default=text("0")),
+    Column("metadata", JSONB, nullable=False, server_default=text("'{}'::jsonb")),
+    Column("parent_session_id", Text, nullable=True),
+    Column("parent_checkpoint_seq", BigInteger, nullable=True),
+    _created(),
+    _updated(),
+)
+
+runs = Table(
+    "runs",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("session_id", Text, ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("status", Text, nullable=False),
+    Column("input", JSONB, nullable=False),
+    # Transcript seq of the input's first message once appended; NULL until then.
+    Column("input_seq", BigInteger, nullable=True),
+    Column("idempotency_key", Text, nullable=True),
+    Column("agent_version", Integer, nullable=False),
+    Column("steps", Integer, nullable=False, server_default=text("0")),
+    Column("max_steps", Integer, nullable=False),
+    Column("usage", JSONB, nullable=False, server_default=text("'{}'::jsonb")),
+    Column("attempts", Integer, nullable=False, server_default=text("0")),
+    Column("last_error", JSONB, nullable=True),
+    Column("output", Text, nullable=True),
+    Column("finish_reason", Text, nullable=True),
+    Column("not_before", DateTime(timezone=True), nullable=False, server_default=text("now()")),
+    Column("cancel_requested", Boolean, nullable=False, server_default=text("false")),
+    # How many times a worker claimed it: a run that keeps killing workers shows here.
+    Column("claims", Integer, nullable=False, server_default=text("0")),
+    Column("lease_owner", Text, nullable=True),
+    Column("lease_token", BigInteger, nullable=False, server_default=text("0")),
+    # Deliberately not indexed: heartbeats then stay HOT updates.
+    Column("lease_expires_at", DateTime(timezone=True), nullable=True),
+    _created(),
+    _updated(),
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+    CheckConstraint(_in("status", RUN_STATUSES), name="status"),
+    UniqueConstraint("session_id", "seq"),
+    UniqueConstraint("session_id", "idempotency_key"),
+)
+
+# The claim query scans only claimable rows, in the order it serves them.
+Index(
+    "ix_runs_claimable",
+    runs.c.not_before,
+    postgresql_where=text("status IN ('queued', 'running')"),
+)
+# The ops list: by status, newest first, keyset-paginated on (created_at, id).
+Index("ix_runs_status_created", runs.c.status, runs.c.created_at, runs.c.id)
+Index("ix_runs_created", runs.c.created_at, runs.c.id)
+
+messages = Table(
+    "messages",
+    metadata,
+    Column("session_id", Text, ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False),
+    Column("seq", BigInteger, nullable=False),
+    Column("run_id", UUID(as_uuid=True), nullable=False),
+    Column("role", Text, nullable=False),
+    Column("content", JSONB, nullable=False),
+    Column("checkpoint_seq", BigInteger, nullable=False),
+    PrimaryKeyConstraint("session_id", "seq"),
+    CheckConstraint("role IN ('system', 'user', 'assistant')", name="role"),
+)
+
+tool_calls = Table(
+    "tool_calls",
+    metadata,
+    Column("session_id", Text, ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False),
+    Column("tool_call_id", Text, nullable=False),
+    Column("seq", BigInteger, nullable=False),
+    Column("run_id", UUID(as_uuid=True), nullable=False),
+    Column("message_seq", BigInteger, nullable=False),
+    Column("idx", Integer, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("arguments", JSONB, nullable=False),
+    Column("status", Text, nullable=False),
+    Column("result", JSONB, nullable=True),
+    Column("checkpoint_seq", BigInteger, nullable=False),
+    Column("result_checkpoint_seq", BigInteger, nullable=True),
+    Column("approval_id", UUID(as_uuid=True), nullable=True),
+    PrimaryKeyConstraint("session_id", "tool_call_id"),
+    UniqueConstraint("session_id", "seq"),
+    CheckConstraint(_in("status", TOOL_CALL_STATUSES), name="status"),
+)
+
+checkpoints = Table(
+    "checkpoints",
+    metadata,
+    Column("session_id", Text, ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False),
+    Column("seq", BigInteger, nullable=False),
+    Column("run_id", UUID(as_uuid=True), nullable=False),
+    Column("step", Integer, nullable=False),
+    Column("status", Text, nullable=False),
+    Column("usage", JSONB, nullable=False),
+    Column("message_count", Integer, nullable=False),
+    Column("saved_at", DateTime(timezone=True), nullable=False, server_default=text("now()")),
+    PrimaryKeyConstraint("session_id", "seq"),
+)
+
+# Approvals outlive their session on purpose: a decision on the approval of a deleted
+# session must find it and answer APPROVAL_ORPHANED, not 404.
+approvals = Table(
+    "approvals",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("session_id", Text, nullable=False),
+    Column("run_id", UUID(as_uuid=True), nullable=False),
+    Column("tool_call_id", Text, nullable=False),
+    Column("status", Text, nullable=False),
+    Column("request", JSONB, nullable=False),
+    Column("decision", JSONB, nullable=True),
+    Column("expires_at", DateTime(timezone=True), nullable=True),
+    _created(),
+    Column("decided_at", DateTime(timezone=True), nullable=True),
+    CheckConstraint(_in("status", APPROVAL_STATUSES), name="status"),
+)
+Index("ix_approvals_status_created", approvals.c.status, approvals.c.created_at, approvals.c.id)
+Index("ix_approvals_run_id", approvals.c.run_id)
+
+run_events = Table(
+    "run_events",
+    metadata,
+    Column("id", BigInteger, primary_key=True, autoincrement=True),
+    Column("run_id", UUID(as_uuid=True), nullable=False),
+    Column("session_id", Text, nullable=False),
+    Column("type", Text, nullable=False),
+    Column("data", JSONB, nullable=False, server_default=text("'{}'::jsonb")),
+    _created(),
+)
+Index("ix_run_events_run_id", run_events.c.run_id, run_events.c.id)

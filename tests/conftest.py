@@ -1,0 +1,82 @@
+"""Shared fixtures: a real Postgres, a migrated database per test, the app over ASGI."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from app.db import create_engine
+from app.main import create_app
+from app.settings import Settings
+from tests import pg
+
+
+@pytest.fixture(scope="session")
+def pg_admin_url() -> Iterator[str]:
+    with pg.postgres_server() as (url, _server):
+        yield url
+
+
+@pytest.fixture(scope="session")
+def template_db(pg_admin_url: str) -> Iterator[str]:
+    name = pg.create_template(pg_admin_url)
+    yield name
+    with pg.admin(pg_admin_url) as conn:
+        conn.execute(f'ALTER DATABASE "{name}" WITH IS_TEMPLATE false')
+    pg.drop(pg_admin_url, name)
+
+
+@pytest.fixture
+def database_url(pg_admin_url: str, template_db: str) -> Iterator[str]:
+    """A fresh, migrated database of its own for one test."""
+    name = pg.clone(pg_admin_url, template_db)
+    yield pg.with_database(pg_admin_url, name)
+    pg.drop(pg_admin_url, name)
+
+
+def make_settings(database_url: str, **overrides: Any) -> Settings:
+    """Settings for tests: short leases and polls so takeovers happen in seconds."""
+    values: dict[str, Any] = {
+        "database_url": database_url,
+        "lease_ttl_s": 4.0,
+        "heartbeat_s": 1.0,
+        "lease_margin_s": 0.5,
+        "poll_interval_s": 0.2,
+        "retry_base_s": 0.05,
+        "retry_max_s": 0.5,
+        "shutdown_grace_s": 2.0,
+        **overrides,
+    }
+    return Settings(**values)
+
+
+@pytest.fixture
+def settings(database_url: str) -> Settings:
+    return make_settings(database_url)
+
+
+@pytest.fixture
+async def engine(settings: Settings) -> AsyncIterator[AsyncEngine]:
+    assert settings.database_url
+    eng = create_engine(settings.database_url, settings)
+    yield eng
+    await eng.dispose()
+
+
+async def started_client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://perdure.test") as c:
+            yield c
+
+
+@pytest.fixture
+async def api(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    """The API with no worker pool: runs stay queued unless a test drives them."""
+    async for client in started_client(create_app(settings, pool_concurrency=0)):
+        yield client

