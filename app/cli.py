@@ -112,6 +112,20 @@ def cmd_serve(args: argparse.Namespace) -> None:
             raise CliError(f"the server did not start on {args.host}:{args.port}")
 
 
+def cmd_worker(args: argparse.Namespace) -> None:
+    from app.worker.process import run_worker_process
+
+    settings = load_settings()
+    url = settings.database_url
+    if not url:
+        raise CliError("`perdure worker` needs DATABASE_URL (workers share one database)")
+    if args.concurrency is not None:
+        settings = settings.model_copy(update={"worker_concurrency": args.concurrency})
+    if args.migrate:
+        migrate_or_explain(url)
+    run_worker_process(settings)
+
+
 def cmd_migrate(args: argparse.Namespace) -> None:
     settings = load_settings()
     url = args.database_url or settings.database_url
@@ -144,6 +158,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(func=cmd_serve)
+
+    worker = sub.add_parser("worker", help="run workers only (needs DATABASE_URL)")
+    worker.add_argument("--concurrency", type=int, default=None, help="runs driven at once")
+    worker.add_argument("--migrate", action="store_true", help="migrate the database first")
+    worker.set_defaults(func=cmd_worker)
 
     mig = sub.add_parser("migrate", help="upgrade a database to the newest revision")
     mig.add_argument("--database-url", default=None)

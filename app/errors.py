@@ -38,6 +38,18 @@ class SessionIdInvalid(AppError):
     pass
 
 
+class SessionAgentMismatch(AppError):
+    pass
+
+
+class InvalidCursor(AppError):
+    pass
+
+
+class InputTooLarge(AppError):
+    pass
+
+
 class SessionBusy(AppError):
     pass
 

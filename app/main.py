@@ -11,9 +11,10 @@ from fastapi import FastAPI
 from app import __version__
 from app.api import problems
 from app.api.limits import BodySizeLimit
-from app.api.routes import health
+from app.api.routes import agents, health, runs, sessions
 from app.db import create_engine
 from app.settings import Settings, get_settings
+from app.worker.pool import WorkerPool
 
 log = logging.getLogger("perdure")
 
@@ -32,9 +33,14 @@ def create_app(settings: Settings | None = None, *, pool_concurrency: int = 0) -
         if not settings.database_url:
             raise RuntimeError("DATABASE_URL is not set")
         app.state.engine = create_engine(settings.database_url, settings)
+        pool = WorkerPool(settings, concurrency=pool_concurrency) if pool_concurrency else None
+        if pool is not None:
+            await pool.start()
         try:
             yield
         finally:
+            if pool is not None:
+                await pool.stop()
             await app.state.engine.dispose()
 
     app = FastAPI(
@@ -46,5 +52,6 @@ def create_app(settings: Settings | None = None, *, pool_concurrency: int = 0) -
     app.state.settings = settings
     problems.install(app)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
-    app.include_router(health.router)
+    for router in (health.router, agents.router, sessions.router, runs.router):
+        app.include_router(router)
     return app

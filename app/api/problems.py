@@ -39,6 +39,11 @@ PROBLEMS: dict[type[errors.AppError], Problem] = {
     errors.AgentExists: Problem(409, "AGENT_EXISTS", "An agent with this id exists"),
     errors.SessionIdInvalid: Problem(422, "SESSION_ID_INVALID", "Invalid session id"),
     errors.SessionBusy: Problem(409, "SESSION_BUSY", "The session has an active run"),
+    errors.SessionAgentMismatch: Problem(
+        409, "SESSION_AGENT_MISMATCH", "The session belongs to another agent"
+    ),
+    errors.InvalidCursor: Problem(422, "VALIDATION_FAILED", "Invalid cursor"),
+    errors.InputTooLarge: Problem(413, "PAYLOAD_TOO_LARGE", "Input too large"),
     errors.SessionAwaitingApproval: Problem(
         409, "SESSION_AWAITING_APPROVAL", "The session waits on an approval"
     ),

@@ -1,0 +1,78 @@
+"""Runs: read one, the ops list across sessions, cancel, resume."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+from uuid import UUID
+
+from fastapi import APIRouter, Query
+
+from app import errors
+from app.api.deps import EngineDep
+from app.api.problems import responses
+from app.api.schemas import MAX_PAGE, RunOut, RunPage, check_session_id
+from app.store import runs as store
+
+router = APIRouter(prefix="/v1/runs", tags=["runs"])
+
+StatusName = Literal[
+    "queued",
+    "running",
+    "awaiting_approval",
+    "awaiting_tool_results",
+    "finished",
+    "failed",
+    "cancelled",
+]
+
+
+@router.get("", response_model=RunPage, responses=responses(errors.SessionIdInvalid))
+async def list_runs(
+    engine: EngineDep,
+    status: Annotated[list[StatusName] | None, Query(description="Repeat for several.")] = None,
+    session_id: Annotated[str | None, Query(max_length=200)] = None,
+    cursor: Annotated[str | None, Query(max_length=500)] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
+) -> RunPage:
+    """Runs across sessions, newest first: the ops view of pending, failing, paused runs."""
+    if session_id is not None:
+        check_session_id(session_id)
+    async with engine.connect() as conn:
+        records, next_cursor = await store.list_runs(
+            conn,
+            statuses=list(status) if status else None,
+            session_id=session_id,
+            cursor=cursor,
+            limit=limit,
+        )
+    return RunPage(items=[RunOut.of(r) for r in records], next_cursor=next_cursor)
+
+
+@router.get("/{run_id}", response_model=RunOut, responses=responses(errors.NotFound))
+async def get_run(run_id: UUID, engine: EngineDep) -> RunOut:
+    async with engine.connect() as conn:
+        return RunOut.of(await store.get_run(conn, run_id))
+
+
+@router.post(
+    "/{run_id}/cancel",
+    response_model=RunOut,
+    responses=responses(errors.NotFound, errors.RunNotCancellable),
+)
+async def cancel_run(run_id: UUID, engine: EngineDep) -> RunOut:
+    """Cancel a run. A run that has started stops within a heartbeat: its unsettled calls
+    get a `cancelled` result and it ends `cancelled`. The session can take new input."""
+    async with engine.begin() as conn:
+        return RunOut.of(await store.request_cancel(conn, run_id))
+
+
+@router.post(
+    "/{run_id}/resume",
+    response_model=RunOut,
+    responses=responses(errors.NotFound, errors.RunNotResumable),
+)
+async def resume_run(run_id: UUID, engine: EngineDep) -> RunOut:
+    """Queue a failed run again. It continues from its checkpoint with what is left of its
+    step budget; completed steps are not re-run."""
+    async with engine.begin() as conn:
+        return RunOut.of(await store.resume(conn, run_id))

@@ -1,0 +1,168 @@
+"""Sessions: send input (which makes a run), read the status and the transcript, end."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Annotated
+from uuid import UUID
+
+from fastapi import APIRouter, Header, Query, Response
+
+from app import errors
+from app.api.deps import EngineDep, SettingsDep
+from app.api.problems import responses
+from app.api.schemas import (
+    MAX_PAGE,
+    MessageOut,
+    MessagePage,
+    RunOut,
+    SendRequest,
+    SessionOut,
+    ToolCallOut,
+    check_session_id,
+)
+from app.domain.run import PAUSED, TERMINAL, Message
+from app.store import runs as run_store
+from app.store import sessions as session_store
+from app.store import transcript
+from app.store.runs import SendCommand
+
+router = APIRouter(prefix="/v1/sessions", tags=["sessions"])
+
+SETTLED_OR_PAUSED = TERMINAL | PAUSED
+
+
+@router.post(
+    "/{session_id}/runs",
+    response_model=RunOut,
+    status_code=202,
+    responses={
+        200: {"model": RunOut, "description": "The run finished or paused within `wait`."},
+        **responses(
+            errors.NotFound,
+            errors.SessionIdInvalid,
+            errors.SessionBusy,
+            errors.SessionAwaitingApproval,
+            errors.SessionAgentMismatch,
+            errors.InputTooLarge,
+        ),
+    },
+)
+async def send(
+    session_id: str,
+    body: SendRequest,
+    engine: EngineDep,
+    settings: SettingsDep,
+    response: Response,
+    idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
+    wait: Annotated[float, Query(ge=0, description="Seconds to wait for a rest.")] = 0,
+) -> RunOut:
+    """Send input to a session (created on first use when `agent_id` is given).
+
+    The run is durable when this answers. With `Idempotency-Key`, a redelivered request
+    returns the first run instead of starting another.
+    """
+    command = SendCommand(
+        session_id=check_session_id(session_id),
+        input=body.input_messages(),
+        agent_id=body.agent_id,
+        max_steps=body.max_steps,
+        if_busy=body.if_busy,
+        idempotency_key=idempotency_key,
+    )
+    async with engine.begin() as conn:
+        run, _created = await run_store.send(conn, command)
+    if wait:
+        run = await wait_for_rest(engine, run.id, min(wait, settings.max_wait_s))
+    response.status_code = 200 if run.status in SETTLED_OR_PAUSED else 202
+    return RunOut.of(run)
+
+
+async def wait_for_rest(engine: EngineDep, run_id: UUID, wait_s: float) -> run_store.RunRecord:
+    """Poll until the run finishes or pauses, or the wait is over."""
+    deadline = time.monotonic() + wait_s
+    interval = 0.02
+    while True:
+        async with engine.connect() as conn:
+            run = await run_store.get_run(conn, run_id)
+        left = deadline - time.monotonic()
+        if run.status in SETTLED_OR_PAUSED or left <= 0:
+            return run
+        await asyncio.sleep(min(interval, left))
+        interval = min(interval * 1.5, 0.25)
+
+
+@router.get(
+    "/{session_id}",
+    response_model=SessionOut,
+    responses=responses(errors.NotFound, errors.SessionIdInvalid),
+)
+async def get_session(session_id: str, engine: EngineDep) -> SessionOut:
+    async with engine.connect() as conn:
+        return SessionOut.of(await session_store.get_session(conn, check_session_id(session_id)))
+
+
+@router.delete(
+    "/{session_id}", status_code=204, responses=responses(errors.NotFound, errors.SessionIdInvalid)
+)
+async def delete_session(session_id: str, engine: EngineDep) -> Response:
+    """End a session: its runs stop, its transcript and checkpoints are deleted."""
+    async with engine.begin() as conn:
+        await session_store.delete_session(conn, check_session_id(session_id))
+    return Response(status_code=204)
+
+
+@router.get(
+    "/{session_id}/messages",
+    response_model=MessagePage,
+    responses=responses(errors.NotFound, errors.SessionIdInvalid),
+)
+async def list_messages(
+    session_id: str,
+    engine: EngineDep,
+    cursor: Annotated[int | None, Query(ge=0, description="`next_cursor` of a page.")] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
+) -> MessagePage:
+    """The transcript in order: each assistant turn, then its calls' results in call order.
+
+    A call without a result yet is not listed.
+    """
+    check_session_id(session_id)
+    async with engine.connect() as conn:
+        await session_store.get_session(conn, session_id)
+        entries = await transcript.load_entries(
+            conn, session_id, after_seq=cursor or 0, limit=limit
+        )
+        turns = [e.seq for e in entries if isinstance(e, Message) and e.tool_call_ids]
+        calls = await transcript.calls_of_turns(conn, session_id, turns)
+    items: list[MessageOut] = []
+    for entry in entries:
+        if isinstance(entry, Message):
+            tool_calls = None
+            if entry.tool_call_ids:
+                tool_calls = [
+                    ToolCallOut(id=c.id, name=c.name, arguments=c.arguments)
+                    for c in calls[entry.seq]
+                ]
+            items.append(
+                MessageOut(
+                    seq=entry.seq,
+                    role=entry.role,
+                    content=entry.content,
+                    tool_calls=tool_calls,
+                )
+            )
+        elif entry.settled:
+            items.append(
+                MessageOut(
+                    seq=entry.seq,
+                    role="tool",
+                    content=entry.result,
+                    tool_call_id=entry.id,
+                    name=entry.name,
+                    status=entry.status.value,
+                )
+            )
+    next_cursor = str(entries[-1].seq) if len(entries) == limit else None
+    return MessagePage(items=items, next_cursor=next_cursor)

@@ -1,0 +1,194 @@
+"""Request and response models: the OpenAPI contract clients depend on."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from app import errors
+from app.domain.agent import ID_PATTERN, AgentDefinition, Strict
+from app.store.agents import AgentVersion
+from app.store.runs import RunRecord
+from app.store.sessions import SessionRecord
+
+SESSION_ID = re.compile(ID_PATTERN)
+MAX_INPUT_MESSAGES = 100
+MAX_PAGE = 500
+
+
+def check_session_id(session_id: str) -> str:
+    if not SESSION_ID.fullmatch(session_id):
+        raise errors.SessionIdInvalid(
+            "a session id is 1-200 of A-Za-z0-9_-. and does not start or end with '.'",
+            session_id=session_id[:200],
+        )
+    return session_id
+
+
+# -- agents ------------------------------------------------------------------------------
+
+
+class AgentCreate(AgentDefinition):
+    id: str = Field(pattern=ID_PATTERN)
+
+
+class AgentOut(AgentDefinition):
+    id: str
+    version: int
+    fingerprint: dict[str, Any]
+    created_at: datetime
+
+    @classmethod
+    def of(cls, agent: AgentVersion) -> AgentOut:
+        return cls(
+            id=agent.id,
+            version=agent.version,
+            fingerprint=agent.fingerprint,
+            created_at=agent.created_at,
+            **agent.definition.model_dump(),
+        )
+
+
+# -- sessions and runs -------------------------------------------------------------------
+
+
+class InputMessage(Strict):
+    role: Literal["user", "system"] = "user"
+    content: str | list[Any] | dict[str, Any]
+
+
+class SendRequest(Strict):
+    input: str | list[InputMessage] = Field(
+        description="A user message, or a list of messages. `[]` just continues the session.",
+    )
+    agent_id: str | None = Field(
+        default=None,
+        pattern=ID_PATTERN,
+        description="Required when the session does not exist yet.",
+    )
+    max_steps: int | None = Field(default=None, ge=1, le=1000)
+    if_busy: Literal["queue", "reject", "interrupt"] = "queue"
+
+    def input_messages(self) -> list[dict[str, Any]]:
+        if isinstance(self.input, str):
+            return [{"role": "user", "content": self.input}]
+        if len(self.input) > MAX_INPUT_MESSAGES:
+            raise errors.InputTooLarge(
+                f"at most {MAX_INPUT_MESSAGES} input messages", limit=MAX_INPUT_MESSAGES
+            )
+        return [m.model_dump() for m in self.input]
+
+
+class Usage(BaseModel):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model_calls: int = 0
+
+
+class PendingToolCall(BaseModel):
+    tool_call_id: str
+    name: str
+    arguments: Any
+
+
+class RunOut(BaseModel):
+    id: str
+    session_id: str
+    status: str
+    seq: int = Field(description="The run's number within its session, from 1.")
+    agent_version: int
+    steps: int
+    max_steps: int
+    usage: Usage
+    attempts: int
+    last_error: dict[str, Any] | None
+    output: str | None
+    finish_reason: str | None
+    cancel_requested: bool
+    input: list[dict[str, Any]]
+    pending_approvals: list[dict[str, Any]] = Field(default_factory=list)
+    pending_tool_calls: list[PendingToolCall] = Field(default_factory=list)
+    created_at: datetime
+    updated_at: datetime
+    finished_at: datetime | None
+
+    @classmethod
+    def of(cls, run: RunRecord) -> RunOut:
+        return cls(
+            id=str(run.id),
+            session_id=run.session_id,
+            status=run.status.value,
+            seq=run.seq,
+            agent_version=run.agent_version,
+            steps=run.steps,
+            max_steps=run.max_steps,
+            usage=Usage(**run.usage),
+            attempts=run.attempts,
+            last_error=run.last_error,
+            output=run.output,
+            finish_reason=run.finish_reason,
+            cancel_requested=run.cancel_requested,
+            input=run.input,
+            created_at=run.created_at,
+            updated_at=run.updated_at,
+            finished_at=run.finished_at,
+        )
+
+
+class RunPage(BaseModel):
+    items: list[RunOut]
+    next_cursor: str | None
+
+
+class SessionOut(BaseModel):
+    id: str
+    agent_id: str
+    agent_version: int
+    status: str = Field(description="The status of the latest run, or `idle`.")
+    last_run_id: str | None
+    run_count: int
+    checkpoint_seq: int
+    usage: Usage
+    metadata: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, session: SessionRecord) -> SessionOut:
+        return cls(
+            id=session.id,
+            agent_id=session.agent_id,
+            agent_version=session.agent_version,
+            status=session.status,
+            last_run_id=session.last_run_id,
+            run_count=session.run_count,
+            checkpoint_seq=session.checkpoint_seq,
+            usage=Usage(**session.usage),
+            metadata=session.metadata,
+            created_at=session.created_at,
+            updated_at=session.updated_at,
+        )
+
+
+class ToolCallOut(BaseModel):
+    id: str
+    name: str
+    arguments: Any
+
+
+class MessageOut(BaseModel):
+    seq: int
+    role: Literal["system", "user", "assistant", "tool"]
+    content: Any
+    tool_calls: list[ToolCallOut] | None = None
+    tool_call_id: str | None = None
+    name: str | None = None
+    status: str | None = Field(default=None, description="A tool result's status.")
+
+
+class MessagePage(BaseModel):
+    items: list[MessageOut]
+    next_cursor: str | None

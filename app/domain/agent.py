@@ -1,0 +1,158 @@
+"""Agent definitions: the model, the tools, the budget. Pure types, validated on the way in.
+
+These models are both the API's request bodies and what `agent_versions.definition`
+stores, so a definition that was accepted once always loads again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Annotated, Any, Literal
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+ID_PATTERN = r"^[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,198}[A-Za-z0-9_\-]$|^[A-Za-z0-9_\-]$"
+TOOL_NAME_PATTERN = r"^[A-Za-z0-9_\-]{1,64}$"
+MAX_TOOLS = 128
+MAX_SCRIPT = 10_000
+
+
+class Strict(BaseModel):
+    """Unknown fields are an error: clients must not set what the server owns."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+def check_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
+        raise ValueError(f"not a valid JSON Schema at {where}: {exc.message}") from exc
+    return schema
+
+
+# -- models ------------------------------------------------------------------------------
+
+
+class ScriptCall(Strict):
+    name: str = Field(min_length=1, max_length=64)
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ScriptError(Strict):
+    message: str = Field(max_length=2000)
+    retryable: bool = True
+    # Fail only while the run's attempt counter is below this (None: always).
+    times: int | None = Field(default=None, ge=1)
+
+
+class ScriptReply(Strict):
+    text: str | None = Field(default=None, max_length=100_000)
+    tool_calls: list[ScriptCall] = Field(default_factory=list, max_length=64)
+    error: ScriptError | None = None
+    delay_s: float = Field(default=0.0, ge=0, le=600)
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+
+    @model_validator(mode="after")
+    def _says_something(self) -> ScriptReply:
+        if self.text is None and not self.tool_calls and self.error is None:
+            raise ValueError("a script reply needs text, tool_calls or error")
+        return self
+
+
+class ScriptedModel(Strict):
+    """Replies by position: the k-th model call of a session gets `script[k]`.
+
+    Past the end it repeats the last reply that has no tool calls. Deterministic, so a
+    test can tell whether a turn was generated twice.
+    """
+
+    provider: Literal["scripted"]
+    name: str = Field(default="scripted", max_length=200)
+    script: list[ScriptReply] = Field(min_length=1, max_length=MAX_SCRIPT)
+
+
+ModelSpec = Annotated[ScriptedModel, Field(discriminator="provider")]
+
+
+# -- tools -------------------------------------------------------------------------------
+
+
+class HttpExecutor(Strict):
+    """POST {tool_call_id, session_id, run_id, arguments}; the JSON reply is the result."""
+
+    type: Literal["http"]
+    url: str = Field(pattern=r"^https?://", max_length=2000)
+    timeout_s: float = Field(default=30.0, gt=0, le=600)
+    max_retries: int = Field(default=2, ge=0, le=10)
+    max_response_bytes: int = Field(default=1_048_576, ge=1024, le=16_777_216)
+
+
+class PythonExecutor(Strict):
+    """`package.module:function`, sync or async, called as f(arguments, context)."""
+
+    type: Literal["python"]
+    path: str = Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$", max_length=300)
+
+
+Executor = Annotated[HttpExecutor | PythonExecutor, Field(discriminator="type")]
+
+
+class ToolSpec(Strict):
+    name: str = Field(pattern=TOOL_NAME_PATTERN)
+    description: str = Field(default="", max_length=8000)
+    input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object"})
+    needs_approval: bool | dict[str, Any] = False
+    executor: Executor
+
+    @field_validator("input_schema")
+    @classmethod
+    def _valid_input_schema(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return check_json_schema(value)
+
+    @field_validator("needs_approval")
+    @classmethod
+    def _valid_approval_schema(cls, value: bool | dict[str, Any]) -> bool | dict[str, Any]:
+        return check_json_schema(value) if isinstance(value, dict) else value
+
+
+class AgentDefinition(Strict):
+    instructions: str = Field(default="", max_length=200_000)
+    model: ModelSpec
+    tools: list[ToolSpec] = Field(default_factory=list, max_length=MAX_TOOLS)
+    max_steps: int = Field(default=20, ge=1, le=1000)
+    tool_concurrency: int = Field(default=4, ge=1, le=64)
+    on_drift: Literal["warn", "error", "ignore"] = "warn"
+
+    @model_validator(mode="after")
+    def _unique_tool_names(self) -> AgentDefinition:
+        seen: set[str] = set()
+        for index, tool in enumerate(self.tools):
+            if tool.name in seen:
+                raise ValueError(f"tools[{index}].name: duplicate tool name {tool.name!r}")
+            seen.add(tool.name)
+        return self
+
+    def tool(self, name: str) -> ToolSpec | None:
+        return next((t for t in self.tools if t.name == name), None)
+
+
+def _digest(value: Any) -> str:
+    canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def fingerprint(definition: AgentDefinition) -> dict[str, Any]:
+    """What a run's behaviour depends on, part by part, so a mismatch can say what changed."""
+    parts: dict[str, Any] = {
+        "model": f"{definition.model.provider}:{definition.model.name}",
+        "tools": {t.name: _digest(t.input_schema) for t in definition.tools},
+        "instructions": _digest(definition.instructions),
+    }
+    parts["digest"] = _digest(parts)
+    return parts

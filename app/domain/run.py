@@ -1,0 +1,192 @@
+"""A run and its transcript as the engine sees them, and the checkpoint it asks to save.
+
+The transcript is a list of entries ordered by `seq`: messages (system, user, assistant)
+and tool calls, each call placed right after its assistant turn in call order. A call
+carries its result once it settles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+from uuid import UUID
+
+
+class RunStatus(StrEnum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    AWAITING_APPROVAL = "awaiting_approval"
+    AWAITING_TOOL_RESULTS = "awaiting_tool_results"
+    FINISHED = "finished"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+TERMINAL = frozenset({RunStatus.FINISHED, RunStatus.FAILED, RunStatus.CANCELLED})
+PAUSED = frozenset({RunStatus.AWAITING_APPROVAL, RunStatus.AWAITING_TOOL_RESULTS})
+# A run in one of these holds its session: later sends queue behind it.
+ACTIVE = frozenset({RunStatus.QUEUED, RunStatus.RUNNING, *PAUSED})
+
+
+class CallStatus(StrEnum):
+    PENDING = "pending"  # recorded with its turn, no result yet
+    RUNNING = "running"  # an at-most-once call whose start was recorded
+    OK = "ok"
+    ERROR = "error"
+    CANCELLED = "cancelled"
+    INTERRUPTED = "interrupted"
+    REJECTED = "rejected"
+
+
+UNSETTLED = frozenset({CallStatus.PENDING, CallStatus.RUNNING})
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model_calls: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.model_calls += other.model_calls
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "model_calls": self.model_calls,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> Usage:
+        data = data or {}
+        return cls(
+            input_tokens=int(data.get("input_tokens", 0)),
+            output_tokens=int(data.get("output_tokens", 0)),
+            model_calls=int(data.get("model_calls", 0)),
+        )
+
+
+@dataclass
+class Message:
+    seq: int
+    role: str  # system | user | assistant
+    content: Any
+    tool_call_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ToolCall:
+    id: str
+    seq: int
+    message_seq: int
+    idx: int
+    name: str
+    arguments: dict[str, Any]
+    status: CallStatus = CallStatus.PENDING
+    result: Any = None
+
+    @property
+    def settled(self) -> bool:
+        return self.status not in UNSETTLED
+
+
+Entry = Message | ToolCall
+
+
+@dataclass
+class RunState:
+    """Everything the engine needs to continue a run, as loaded at claim time."""
+
+    run_id: UUID
+    session_id: str
+    input: list[dict[str, Any]]
+    input_appended: bool
+    steps: int
+    max_steps: int
+    usage: Usage
+    attempts: int
+    entries: list[Entry]
+    next_seq: int
+    next_checkpoint_seq: int
+    # Model calls made in this session so far: the scripted model's position.
+    position: int
+    calls: dict[str, ToolCall] = field(init=False)
+    # Transcript entries a reader sees: messages plus settled calls.
+    visible_count: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.calls = {e.id: e for e in self.entries if isinstance(e, ToolCall)}
+        self.visible_count = sum(1 for e in self.entries if isinstance(e, Message) or e.settled)
+
+    def append(self, entry: Entry) -> None:
+        self.entries.append(entry)
+        if isinstance(entry, ToolCall):
+            self.calls[entry.id] = entry
+        if isinstance(entry, Message) or entry.settled:
+            self.visible_count += 1
+
+    def settle(self, tool_call_id: str, status: CallStatus, result: Any) -> None:
+        call = self.calls[tool_call_id]
+        if not call.settled:
+            self.visible_count += 1
+        call.status, call.result = status, result
+
+    def calls_of(self, message: Message) -> list[ToolCall]:
+        return [self.calls[call_id] for call_id in message.tool_call_ids]
+
+    def last_assistant(self) -> Message | None:
+        for entry in reversed(self.entries):
+            if isinstance(entry, Message) and entry.role == "assistant":
+                return entry
+        return None
+
+    def unsettled_calls(self) -> list[ToolCall]:
+        last = self.last_assistant()
+        return [c for c in self.calls_of(last) if not c.settled] if last else []
+
+    def has_system_message(self) -> bool:
+        return any(isinstance(e, Message) and e.role == "system" for e in self.entries)
+
+
+@dataclass
+class NewMessage:
+    seq: int
+    role: str
+    content: Any
+    tool_call_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Settlement:
+    tool_call_id: str
+    status: CallStatus
+    result: Any
+
+
+@dataclass
+class CheckpointWrite:
+    """One fenced save: new log entries, settled calls, and the run's new fields.
+
+    `status` RUNNING keeps the lease; any other status releases it. `save` False writes the
+    run's fields without a checkpoint row (a retry back-off or a lease hand-back).
+    """
+
+    checkpoint_seq: int
+    status: RunStatus
+    steps: int
+    usage: Usage
+    message_count: int
+    messages: list[NewMessage] = field(default_factory=list)
+    calls: list[ToolCall] = field(default_factory=list)
+    settlements: list[Settlement] = field(default_factory=list)
+    input_seq: int | None = None
+    output: str | None = None
+    finish_reason: str | None = None
+    attempts: int = 0
+    last_error: dict[str, Any] | None = None
+    delay_s: float = 0.0
+    save: bool = True

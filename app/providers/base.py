@@ -1,0 +1,62 @@
+"""What the engine asks of a model, and how a model says it failed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from uuid import UUID
+
+from app.domain.agent import ToolSpec
+from app.domain.run import Usage
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    session_id: str
+    run_id: UUID
+    # Provider-neutral transcript: {"role", "content"} plus "tool_calls" on assistant
+    # turns and "tool_call_id"/"name" on tool results.
+    messages: list[dict[str, Any]]
+    tools: list[ToolSpec]
+    # Model calls this session made before this one (the scripted model replies by it).
+    position: int
+    # Failed attempts at this call so far.
+    attempt: int
+
+
+@dataclass(frozen=True)
+class ProposedCall:
+    name: str
+    arguments: Any
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    text: str
+    tool_calls: list[ProposedCall] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+
+
+class ModelError(Exception):
+    """A model call failed. `retryable` decides between back-off and failing the run."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool,
+        code: str = "model_error",
+        retry_after_s: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retryable = retryable
+        self.code = code
+        self.retry_after_s = retry_after_s
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "retryable": self.retryable}
+
+
+class Model(Protocol):
+    async def generate(self, request: ModelRequest) -> ModelReply: ...

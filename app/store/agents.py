@@ -1,0 +1,108 @@
+"""Agents and their immutable versions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app import errors
+from app.domain.agent import AgentDefinition, fingerprint
+from app.store.tables import agent_versions, agents
+
+
+@dataclass(frozen=True)
+class AgentVersion:
+    id: str
+    version: int
+    definition: AgentDefinition
+    fingerprint: dict[str, Any]
+    created_at: datetime
+
+
+async def create_agent(
+    conn: AsyncConnection, agent_id: str, definition: AgentDefinition
+) -> AgentVersion:
+    """Create an agent at version 1.
+
+    Raises:
+        AgentExists: the id is taken.
+    """
+    created = await conn.execute(
+        pg_insert(agents)
+        .values(id=agent_id, latest_version=1)
+        .on_conflict_do_nothing(index_elements=[agents.c.id])
+        .returning(agents.c.id)
+    )
+    if created.first() is None:
+        raise errors.AgentExists(
+            f"agent {agent_id!r} exists; PUT makes a new version", agent_id=agent_id
+        )
+    return await _insert_version(conn, agent_id, 1, definition)
+
+
+async def add_version(
+    conn: AsyncConnection, agent_id: str, definition: AgentDefinition
+) -> AgentVersion:
+    """Make a new immutable version; sessions already started keep theirs."""
+    row = (
+        await conn.execute(
+            update(agents)
+            .where(agents.c.id == agent_id)
+            .values(latest_version=agents.c.latest_version + 1, updated_at=func.now())
+            .returning(agents.c.latest_version)
+        )
+    ).first()
+    if row is None:
+        raise errors.AgentNotFound(f"no agent {agent_id!r}", agent_id=agent_id)
+    return await _insert_version(conn, agent_id, row.latest_version, definition)
+
+
+async def _insert_version(
+    conn: AsyncConnection, agent_id: str, version: int, definition: AgentDefinition
+) -> AgentVersion:
+    parts = fingerprint(definition)
+    row = (
+        await conn.execute(
+            insert(agent_versions)
+            .values(
+                agent_id=agent_id,
+                version=version,
+                definition=definition.model_dump(mode="json"),
+                fingerprint=parts,
+            )
+            .returning(agent_versions.c.created_at)
+        )
+    ).one()
+    return AgentVersion(agent_id, version, definition, parts, row.created_at)
+
+
+async def get_agent(
+    conn: AsyncConnection, agent_id: str, version: int | None = None
+) -> AgentVersion:
+    """The given version of an agent, or its latest.
+
+    Raises:
+        AgentNotFound: no such agent or version.
+    """
+    query = select(agent_versions).where(agent_versions.c.agent_id == agent_id)
+    if version is None:
+        query = query.join(agents, agents.c.id == agent_versions.c.agent_id).where(
+            agent_versions.c.version == agents.c.latest_version
+        )
+    else:
+        query = query.where(agent_versions.c.version == version)
+    row = (await conn.execute(query)).first()
+    if row is None:
+        raise errors.AgentNotFound(f"no agent {agent_id!r}", agent_id=agent_id)
+    return AgentVersion(
+        row.agent_id,
+        row.version,
+        AgentDefinition.model_validate(row.definition),
+        row.fingerprint,
+        row.created_at,
+    )

@@ -1,0 +1,214 @@
+"""Claim, renew, and the fenced checkpoint write: the statements the worker lives on.
+
+Every time here is computed on Postgres's clock (`clock_timestamp()`), never a worker's,
+so clock skew between replicas cannot let two workers hold one run.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app.domain.run import CheckpointWrite, RunStatus
+from app.errors import LeaseLost
+
+CLAIM_RUNS = text("""
+WITH candidates AS (
+    -- Ready runs: queued and past any back-off, or running under a lease that expired
+    -- (its worker died). Only the oldest active run of a session is eligible, so a
+    -- session runs one turn at a time, in send order.
+    -- SKIP LOCKED: claimers never wait on each other, and never take the same row.
+    SELECT r.id
+      FROM runs r
+     WHERE ((r.status = 'queued' AND r.not_before <= clock_timestamp())
+            OR (r.status = 'running' AND r.lease_expires_at < clock_timestamp()))
+       AND NOT EXISTS (
+            SELECT 1 FROM runs earlier
+             WHERE earlier.session_id = r.session_id
+               AND earlier.seq < r.seq
+               AND earlier.status IN ('queued', 'running', 'awaiting_approval',
+                                      'awaiting_tool_results'))
+     ORDER BY r.not_before
+     LIMIT :limit
+       FOR UPDATE OF r SKIP LOCKED
+)
+-- Every claim bumps the fencing token; each later write of the run must present it.
+UPDATE runs r
+   SET status = 'running',
+       lease_owner = :owner,
+       lease_token = r.lease_token + 1,
+       lease_expires_at = clock_timestamp() + make_interval(secs => :ttl),
+       claims = r.claims + 1,
+       updated_at = clock_timestamp()
+  FROM candidates c
+ WHERE r.id = c.id
+RETURNING r.id, r.lease_token
+""")
+
+# One statement renews every lease this worker holds. `lease_expires_at` is not indexed,
+# so this stays a HOT update. A run missing from the answer was taken from us.
+RENEW_LEASES = text("""
+UPDATE runs
+   SET lease_expires_at = clock_timestamp() + make_interval(secs => :ttl)
+ WHERE lease_owner = :owner AND status = 'running'
+RETURNING id, lease_token, cancel_requested
+""")
+
+CHECKPOINT = text("""
+WITH fence AS (
+    -- The fence: only the holder of the current token may write, and the row lock this
+    -- UPDATE takes serialises it against a takeover's token bump. Zero rows means the
+    -- run is no longer ours, and every insert below then inserts nothing.
+    UPDATE runs
+       SET status = :status,
+           steps = :steps,
+           usage = CAST(:usage AS jsonb),
+           attempts = :attempts,
+           last_error = CAST(:last_error AS jsonb),
+           input_seq = COALESCE(input_seq, CAST(:input_seq AS bigint)),
+           output = COALESCE(CAST(:output AS text), output),
+           finish_reason = CAST(:finish_reason AS text),
+           not_before = clock_timestamp() + make_interval(secs => :delay_s),
+           lease_owner = CASE WHEN :keep_lease THEN lease_owner END,
+           lease_expires_at = CASE WHEN :keep_lease THEN lease_expires_at END,
+           finished_at = CASE WHEN :terminal THEN clock_timestamp() END,
+           updated_at = clock_timestamp()
+     WHERE id = :run_id AND lease_token = :token AND status = 'running'
+    RETURNING session_id
+), new_messages AS (
+    INSERT INTO messages (session_id, seq, run_id, role, content, checkpoint_seq)
+    SELECT f.session_id, m.seq, :run_id, m.role, m.content, :checkpoint_seq
+      FROM fence f,
+           jsonb_to_recordset(CAST(:messages AS jsonb)) AS m(seq bigint, role text, content jsonb)
+), new_calls AS (
+    INSERT INTO tool_calls (session_id, tool_call_id, seq, run_id, message_seq, idx, name,
+                            arguments, status, checkpoint_seq)
+    SELECT f.session_id, c.id, c.seq, :run_id, c.message_seq, c.idx, c.name, c.arguments,
+           'pending', :checkpoint_seq
+      FROM fence f,
+           jsonb_to_recordset(CAST(:calls AS jsonb))
+               AS c(id text, seq bigint, message_seq bigint, idx int, name text,
+                    arguments jsonb)
+), settled AS (
+    -- A result is written once: a call that already settled is never overwritten.
+    UPDATE tool_calls t
+       SET status = s.status, result = s.result, result_checkpoint_seq = :checkpoint_seq
+      FROM fence f,
+           jsonb_to_recordset(CAST(:settlements AS jsonb))
+               AS s(tool_call_id text, status text, result jsonb)
+     WHERE t.session_id = f.session_id
+       AND t.tool_call_id = s.tool_call_id
+       AND t.status IN ('pending', 'running')
+    RETURNING t.tool_call_id
+), saved AS (
+    INSERT INTO checkpoints (session_id, seq, run_id, step, status, usage, message_count,
+                             saved_at)
+    SELECT f.session_id, :checkpoint_seq, :run_id, :steps, :status, CAST(:usage AS jsonb),
+           :message_count, clock_timestamp()
+      FROM fence f
+     WHERE :save
+)
+SELECT (SELECT count(*) FROM fence) AS fenced, (SELECT count(*) FROM settled) AS settled
+""")
+
+
+@dataclass(frozen=True)
+class Claim:
+    run_id: UUID
+    lease_token: int
+
+
+@dataclass(frozen=True)
+class Renewal:
+    run_id: UUID
+    lease_token: int
+    cancel_requested: bool
+
+
+async def claim_runs(conn: AsyncConnection, *, owner: str, limit: int, ttl_s: float) -> list[Claim]:
+    """Claim up to `limit` runs for `owner`, each with a fresh fencing token."""
+    result = await conn.execute(CLAIM_RUNS, {"owner": owner, "limit": limit, "ttl": ttl_s})
+    return [Claim(row.id, row.lease_token) for row in result]
+
+
+async def renew_leases(conn: AsyncConnection, *, owner: str, ttl_s: float) -> list[Renewal]:
+    result = await conn.execute(RENEW_LEASES, {"owner": owner, "ttl": ttl_s})
+    return [Renewal(row.id, row.lease_token, row.cancel_requested) for row in result]
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+async def write_checkpoint(
+    conn: AsyncConnection, *, run_id: UUID, token: int, write: CheckpointWrite
+) -> None:
+    """Commit one checkpoint for a run, fenced on its lease token.
+
+    Raises:
+        LeaseLost: the token is stale (another worker claimed the run) or the run is gone.
+    """
+    params = {
+        "run_id": run_id,
+        "token": token,
+        "status": write.status.value,
+        "steps": write.steps,
+        "usage": _json(write.usage.as_dict()),
+        "attempts": write.attempts,
+        "last_error": _json(write.last_error) if write.last_error is not None else None,
+        "input_seq": write.input_seq,
+        "output": write.output,
+        "finish_reason": write.finish_reason,
+        "delay_s": float(write.delay_s),
+        "keep_lease": write.status is RunStatus.RUNNING,
+        "terminal": write.status in (RunStatus.FINISHED, RunStatus.FAILED, RunStatus.CANCELLED),
+        "checkpoint_seq": write.checkpoint_seq,
+        "message_count": write.message_count,
+        "save": write.save,
+        "messages": _json(
+            [
+                {
+                    "seq": m.seq,
+                    "role": m.role,
+                    "content": stored_content(m.role, m.content, m.tool_call_ids),
+                }
+                for m in write.messages
+            ]
+        ),
+        "calls": _json(
+            [
+                {
+                    "id": c.id,
+                    "seq": c.seq,
+                    "message_seq": c.message_seq,
+                    "idx": c.idx,
+                    "name": c.name,
+                    "arguments": c.arguments,
+                }
+                for c in write.calls
+            ]
+        ),
+        "settlements": _json(
+            [
+                {"tool_call_id": s.tool_call_id, "status": s.status.value, "result": s.result}
+                for s in write.settlements
+            ]
+        ),
+    }
+    row = (await conn.execute(CHECKPOINT, params)).one()
+    if row.fenced != 1:
+        raise LeaseLost("the run's lease is held by another worker", run_id=str(run_id))
+    if row.settled != len(write.settlements):
+        raise LeaseLost("a tool result was already recorded", run_id=str(run_id))
+
+
+def stored_content(role: str, content: Any, tool_call_ids: list[str]) -> Any:
+    """How a message's content is stored: an assistant turn keeps its call ids with it."""
+    if role == "assistant":
+        return {"text": content, "tool_call_ids": tool_call_ids}
+    return content

@@ -1,0 +1,68 @@
+"""Loading a claimed run into the engine's RunState."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from uuid import UUID
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app.domain.agent import AgentDefinition
+from app.domain.run import Message, RunState, Usage
+from app.store.tables import agent_versions, runs, sessions
+from app.store.transcript import last_checkpoint_seq, load_entries
+
+
+@dataclass(frozen=True)
+class LoadedRun:
+    state: RunState
+    agent: AgentDefinition
+    cancel_requested: bool
+
+
+async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
+    """Everything a worker needs to continue a run; None if the run is gone."""
+    row = (
+        await conn.execute(
+            select(
+                runs.c.id,
+                runs.c.session_id,
+                runs.c.input,
+                runs.c.input_seq,
+                runs.c.steps,
+                runs.c.max_steps,
+                runs.c.usage,
+                runs.c.attempts,
+                runs.c.cancel_requested,
+                agent_versions.c.definition,
+            )
+            .join(sessions, sessions.c.id == runs.c.session_id)
+            .join(
+                agent_versions,
+                (agent_versions.c.agent_id == sessions.c.agent_id)
+                & (agent_versions.c.version == runs.c.agent_version),
+            )
+            .where(runs.c.id == run_id)
+        )
+    ).first()
+    if row is None:
+        return None
+    entries = await load_entries(conn, row.session_id)
+    next_seq = entries[-1].seq + 1 if entries else 1
+    position = sum(1 for e in entries if isinstance(e, Message) and e.role == "assistant")
+    state = RunState(
+        run_id=row.id,
+        session_id=row.session_id,
+        input=row.input,
+        input_appended=row.input_seq is not None,
+        steps=row.steps,
+        max_steps=row.max_steps,
+        usage=Usage.from_dict(row.usage),
+        attempts=row.attempts,
+        entries=entries,
+        next_seq=next_seq,
+        next_checkpoint_seq=await last_checkpoint_seq(conn, row.session_id) + 1,
+        position=position,
+    )
+    return LoadedRun(state, AgentDefinition.model_validate(row.definition), row.cancel_requested)

@@ -1,0 +1,354 @@
+"""Runs as the API sees them: send (enqueue), read, list, cancel, resume.
+
+None of these writes advance a run through its loop; that is the worker's fenced path.
+They only move a run between resting states (queued, failed, cancelled) with a
+compare-and-set on its status, so they cannot race a worker that holds its lease.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from sqlalchemy import Row, func, select, text, tuple_, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app import errors
+from app.domain.run import ACTIVE, PAUSED, TERMINAL, RunStatus
+from app.store import agents as agent_store
+from app.store.tables import runs, sessions
+
+WAKE_CHANNEL = "perdure_runs"
+NOTIFY = text(f"SELECT pg_notify('{WAKE_CHANNEL}', '')")
+ACTIVE_VALUES = [s.value for s in ACTIVE]
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    id: UUID
+    session_id: str
+    seq: int
+    status: RunStatus
+    input: list[dict[str, Any]]
+    agent_version: int
+    steps: int
+    max_steps: int
+    usage: dict[str, Any]
+    attempts: int
+    last_error: dict[str, Any] | None
+    output: str | None
+    finish_reason: str | None
+    cancel_requested: bool
+    idempotency_key: str | None
+    created_at: datetime
+    updated_at: datetime
+    finished_at: datetime | None
+
+    @classmethod
+    def from_row(cls, row: Row[Any]) -> RunRecord:
+        return cls(
+            id=row.id,
+            session_id=row.session_id,
+            seq=row.seq,
+            status=RunStatus(row.status),
+            input=row.input,
+            agent_version=row.agent_version,
+            steps=row.steps,
+            max_steps=row.max_steps,
+            usage=row.usage,
+            attempts=row.attempts,
+            last_error=row.last_error,
+            output=row.output,
+            finish_reason=row.finish_reason,
+            cancel_requested=row.cancel_requested,
+            idempotency_key=row.idempotency_key,
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+            finished_at=row.finished_at,
+        )
+
+
+@dataclass(frozen=True)
+class SendCommand:
+    session_id: str
+    input: list[dict[str, Any]]
+    agent_id: str | None = None
+    max_steps: int | None = None
+    if_busy: str = "queue"
+    idempotency_key: str | None = None
+
+
+RUN_COLUMNS = [c for c in runs.c if not c.name.startswith("lease_") and c.name != "claims"]
+
+
+async def get_run(conn: AsyncConnection, run_id: UUID, *, lock: bool = False) -> RunRecord:
+    query = select(*RUN_COLUMNS).where(runs.c.id == run_id)
+    if lock:
+        query = query.with_for_update()
+    row = (await conn.execute(query)).first()
+    if row is None:
+        raise errors.RunNotFound(f"no run {run_id}", run_id=str(run_id))
+    return RunRecord.from_row(row)
+
+
+async def _by_idempotency_key(conn: AsyncConnection, session_id: str, key: str) -> RunRecord | None:
+    row = (
+        await conn.execute(
+            select(*RUN_COLUMNS).where(
+                runs.c.session_id == session_id, runs.c.idempotency_key == key
+            )
+        )
+    ).first()
+    return RunRecord.from_row(row) if row else None
+
+
+async def _lock_session(conn: AsyncConnection, command: SendCommand) -> Row[Any]:
+    """Lock the session row (creating the session on first use): sends to it serialise here."""
+    query = select(sessions).where(sessions.c.id == command.session_id).with_for_update()
+    row = (await conn.execute(query)).first()
+    if row is not None:
+        if command.agent_id is not None and command.agent_id != row.agent_id:
+            raise errors.SessionAgentMismatch(
+                f"session {command.session_id!r} belongs to agent {row.agent_id!r}",
+                session_id=command.session_id,
+                agent_id=row.agent_id,
+            )
+        return row
+    if command.agent_id is None:
+        raise errors.SessionNotFound(
+            f"no session {command.session_id!r}; pass agent_id to create it",
+            session_id=command.session_id,
+        )
+    agent = await agent_store.get_agent(conn, command.agent_id)
+    await conn.execute(
+        pg_insert(sessions)
+        .values(id=command.session_id, agent_id=agent.id, agent_version=agent.version)
+        .on_conflict_do_nothing(index_elements=[sessions.c.id])
+    )
+    # A concurrent first send may have created it first: either way, lock what is there.
+    return (await conn.execute(query)).one()
+
+
+async def send(conn: AsyncConnection, command: SendCommand) -> tuple[RunRecord, bool]:
+    """Enqueue a run for new input; returns (run, created).
+
+    With an idempotency key, a redelivered request returns the first run (created=False).
+    The check runs again after the session lock, so concurrent duplicates are safe too.
+    """
+    if command.idempotency_key is not None:
+        existing = await _by_idempotency_key(conn, command.session_id, command.idempotency_key)
+        if existing is not None:
+            return existing, False
+    session = await _lock_session(conn, command)
+    if command.idempotency_key is not None:
+        existing = await _by_idempotency_key(conn, command.session_id, command.idempotency_key)
+        if existing is not None:
+            return existing, False
+
+    active = await _active_runs(conn, command.session_id)
+    paused = [r for r in active if r.status is RunStatus.AWAITING_APPROVAL]
+    if paused:
+        approval_ids = await _pending_approval_ids(conn, [r.id for r in paused])
+        raise errors.SessionAwaitingApproval(
+            "the session waits on an approval; decide it before sending new input",
+            session_id=command.session_id,
+            approval_ids=approval_ids,
+        )
+    if active and command.if_busy == "reject":
+        raise errors.SessionBusy(
+            f"session {command.session_id!r} has an active run",
+            session_id=command.session_id,
+            run_id=str(active[0].id),
+        )
+    if active and command.if_busy == "interrupt":
+        for run in active:
+            await _cancel(conn, run)
+
+    seq = (
+        await conn.execute(
+            update(sessions)
+            .where(sessions.c.id == command.session_id)
+            .values(run_count=sessions.c.run_count + 1, updated_at=func.now())
+            .returning(sessions.c.run_count)
+        )
+    ).scalar_one()
+    max_steps = command.max_steps
+    if max_steps is None:
+        agent = await agent_store.get_agent(conn, session.agent_id, session.agent_version)
+        max_steps = agent.definition.max_steps
+    row = (
+        await conn.execute(
+            pg_insert(runs)
+            .values(
+                id=uuid.uuid4(),
+                session_id=command.session_id,
+                seq=seq,
+                status=RunStatus.QUEUED.value,
+                input=command.input,
+                idempotency_key=command.idempotency_key,
+                agent_version=session.agent_version,
+                max_steps=max_steps,
+                usage={"input_tokens": 0, "output_tokens": 0, "model_calls": 0},
+            )
+            .returning(*RUN_COLUMNS)
+        )
+    ).one()
+    await conn.execute(NOTIFY)
+    return RunRecord.from_row(row), True
+
+
+async def _active_runs(conn: AsyncConnection, session_id: str) -> list[RunRecord]:
+    rows = await conn.execute(
+        select(*RUN_COLUMNS)
+        .where(runs.c.session_id == session_id, runs.c.status.in_(ACTIVE_VALUES))
+        .order_by(runs.c.seq)
+    )
+    return [RunRecord.from_row(r) for r in rows]
+
+
+async def _pending_approval_ids(conn: AsyncConnection, run_ids: list[UUID]) -> list[str]:
+    from app.store.tables import approvals
+
+    rows = await conn.execute(
+        select(approvals.c.id)
+        .where(approvals.c.run_id.in_(run_ids), approvals.c.status == "pending")
+        .order_by(approvals.c.created_at)
+    )
+    return [str(r.id) for r in rows]
+
+
+async def request_cancel(conn: AsyncConnection, run_id: UUID) -> RunRecord:
+    """Cancel a run: at once if it never started, else through the worker that holds it.
+
+    Raises:
+        RunNotCancellable: the run already ended.
+    """
+    run = await get_run(conn, run_id, lock=True)
+    if run.status in TERMINAL:
+        raise errors.RunNotCancellable(
+            f"run {run_id} is already {run.status.value}",
+            run_id=str(run_id),
+            status=run.status.value,
+        )
+    await _cancel(conn, run)
+    return await get_run(conn, run_id)
+
+
+async def _cancel(conn: AsyncConnection, run: RunRecord) -> None:
+    never_started = (
+        await conn.execute(
+            update(runs)
+            .where(runs.c.id == run.id, runs.c.status == "queued", runs.c.input_seq.is_(None))
+            .values(
+                status="cancelled",
+                finish_reason="cancelled",
+                cancel_requested=True,
+                finished_at=func.now(),
+                updated_at=func.now(),
+            )
+            .returning(runs.c.id)
+        )
+    ).first()
+    if never_started is not None:
+        return
+    # It has a transcript: a worker records `cancelled` results for its unsettled calls
+    # (the transcript stays valid) and ends it. A paused run is queued for that at once.
+    values: dict[str, Any] = {
+        "cancel_requested": True,
+        "not_before": func.now(),
+        "updated_at": func.now(),
+    }
+    if run.status in PAUSED:
+        values["status"] = RunStatus.QUEUED.value
+    await conn.execute(
+        update(runs).where(runs.c.id == run.id, runs.c.status.in_(ACTIVE_VALUES)).values(values)
+    )
+    await conn.execute(NOTIFY)
+
+
+async def resume(conn: AsyncConnection, run_id: UUID) -> RunRecord:
+    """Queue a failed run again, continuing from its checkpoint with its remaining budget.
+
+    Raises:
+        RunNotResumable: the run has not failed, or a later run of its session exists.
+    """
+    run = await get_run(conn, run_id, lock=True)
+    if run.status is not RunStatus.FAILED:
+        raise errors.RunNotResumable(
+            f"run {run_id} is {run.status.value}; only a failed run can be resumed",
+            run_id=str(run_id),
+            status=run.status.value,
+        )
+    later = (
+        await conn.execute(
+            select(runs.c.id).where(runs.c.session_id == run.session_id, runs.c.seq > run.seq)
+        )
+    ).first()
+    if later is not None:
+        raise errors.RunNotResumable(
+            "a later run of this session has started from this run's checkpoint",
+            run_id=str(run_id),
+            later_run_id=str(later.id),
+        )
+    await conn.execute(
+        update(runs)
+        .where(runs.c.id == run_id, runs.c.status == "failed")
+        .values(
+            status="queued",
+            not_before=func.now(),
+            finished_at=None,
+            finish_reason=None,
+            updated_at=func.now(),
+        )
+    )
+    await conn.execute(NOTIFY)
+    return await get_run(conn, run_id)
+
+
+# -- the ops list ------------------------------------------------------------------------
+
+
+def encode_cursor(created_at: datetime, run_id: UUID) -> str:
+    raw = json.dumps([created_at.isoformat(), str(run_id)]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, UUID]:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        created, run_id = json.loads(base64.urlsafe_b64decode(padded))
+        return datetime.fromisoformat(created), UUID(run_id)
+    except (ValueError, TypeError) as exc:
+        raise errors.InvalidCursor("the cursor is not one this API returned") from exc
+
+
+async def list_runs(
+    conn: AsyncConnection,
+    *,
+    statuses: list[str] | None,
+    session_id: str | None,
+    cursor: str | None,
+    limit: int,
+) -> tuple[list[RunRecord], str | None]:
+    """Runs newest first, keyset-paginated on (created_at, id)."""
+    query = select(*RUN_COLUMNS)
+    if statuses:
+        query = query.where(runs.c.status.in_(statuses))
+    if session_id is not None:
+        query = query.where(runs.c.session_id == session_id)
+    if cursor is not None:
+        created, last_id = decode_cursor(cursor)
+        query = query.where(tuple_(runs.c.created_at, runs.c.id) < tuple_(created, last_id))
+    query = query.order_by(runs.c.created_at.desc(), runs.c.id.desc()).limit(limit + 1)
+    records = [RunRecord.from_row(r) for r in await conn.execute(query)]
+    next_cursor = None
+    if len(records) > limit:
+        records = records[:limit]
+        next_cursor = encode_cursor(records[-1].created_at, records[-1].id)
+    return records, next_cursor

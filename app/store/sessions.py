@@ -1,0 +1,89 @@
+"""Sessions: their summary, their deletion."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app import errors
+from app.store.tables import runs, sessions
+from app.store.transcript import last_checkpoint_seq
+
+
+@dataclass(frozen=True)
+class SessionRecord:
+    id: str
+    agent_id: str
+    agent_version: int
+    status: str
+    last_run_id: str | None
+    run_count: int
+    checkpoint_seq: int
+    usage: dict[str, int]
+    metadata: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+
+
+async def get_session(conn: AsyncConnection, session_id: str) -> SessionRecord:
+    """A session with its status (that of its latest run, or idle) and summed usage.
+
+    Raises:
+        SessionNotFound: no such session.
+    """
+    row = (await conn.execute(select(sessions).where(sessions.c.id == session_id))).first()
+    if row is None:
+        raise errors.SessionNotFound(f"no session {session_id!r}", session_id=session_id)
+    latest = (
+        await conn.execute(
+            select(runs.c.id, runs.c.status)
+            .where(runs.c.session_id == session_id)
+            .order_by(runs.c.seq.desc())
+            .limit(1)
+        )
+    ).first()
+    totals = (
+        await conn.execute(
+            select(
+                func.coalesce(func.sum(runs.c.usage["input_tokens"].as_integer()), 0),
+                func.coalesce(func.sum(runs.c.usage["output_tokens"].as_integer()), 0),
+                func.coalesce(func.sum(runs.c.usage["model_calls"].as_integer()), 0),
+            ).where(runs.c.session_id == session_id)
+        )
+    ).one()
+    return SessionRecord(
+        id=row.id,
+        agent_id=row.agent_id,
+        agent_version=row.agent_version,
+        status=latest.status if latest else "idle",
+        last_run_id=str(latest.id) if latest else None,
+        run_count=row.run_count,
+        checkpoint_seq=await last_checkpoint_seq(conn, session_id),
+        usage={
+            "input_tokens": int(totals[0]),
+            "output_tokens": int(totals[1]),
+            "model_calls": int(totals[2]),
+        },
+        metadata=row.metadata,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+async def delete_session(conn: AsyncConnection, session_id: str) -> None:
+    """End a session: its runs, transcript and checkpoints go with it.
+
+    A worker still driving one of its runs finds its fenced write matching nothing and
+    stops. Raises SessionNotFound if there is no such session.
+    """
+    deleted = (
+        await conn.execute(
+            delete(sessions).where(sessions.c.id == session_id).returning(sessions.c.id)
+        )
+    ).first()
+    if deleted is None:
+        raise errors.SessionNotFound(f"no session {session_id!r}", session_id=session_id)

@@ -1,0 +1,93 @@
+"""Reading the transcript log: for the worker (entries) and for readers (pages)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app.domain.run import CallStatus, Entry, Message, ToolCall
+from app.store.tables import checkpoints, messages, tool_calls
+
+
+def message_from_row(seq: int, role: str, content: Any) -> Message:
+    if role == "assistant" and isinstance(content, dict) and "tool_call_ids" in content:
+        return Message(seq, role, content.get("text"), list(content["tool_call_ids"]))
+    return Message(seq, role, content)
+
+
+async def load_entries(
+    conn: AsyncConnection, session_id: str, *, after_seq: int = 0, limit: int | None = None
+) -> list[Entry]:
+    """Log entries of a session in seq order (messages and calls, settled or not)."""
+    message_query = (
+        select(messages.c.seq, messages.c.role, messages.c.content)
+        .where(messages.c.session_id == session_id, messages.c.seq > after_seq)
+        .order_by(messages.c.seq)
+    )
+    call_query = (
+        select(tool_calls)
+        .where(tool_calls.c.session_id == session_id, tool_calls.c.seq > after_seq)
+        .order_by(tool_calls.c.seq)
+    )
+    if limit is not None:
+        message_query = message_query.limit(limit)
+        call_query = call_query.limit(limit)
+    entries: list[Entry] = [
+        message_from_row(r.seq, r.role, r.content) for r in await conn.execute(message_query)
+    ]
+    entries.extend(
+        ToolCall(
+            id=r.tool_call_id,
+            seq=r.seq,
+            message_seq=r.message_seq,
+            idx=r.idx,
+            name=r.name,
+            arguments=r.arguments,
+            status=CallStatus(r.status),
+            result=r.result,
+        )
+        for r in await conn.execute(call_query)
+    )
+    entries.sort(key=lambda e: e.seq)
+    return entries[:limit] if limit is not None else entries
+
+
+async def last_checkpoint_seq(conn: AsyncConnection, session_id: str) -> int:
+    value = (
+        await conn.execute(
+            select(func.coalesce(func.max(checkpoints.c.seq), 0)).where(
+                checkpoints.c.session_id == session_id
+            )
+        )
+    ).scalar_one()
+    return int(value)
+
+
+async def calls_of_turns(
+    conn: AsyncConnection, session_id: str, message_seqs: list[int]
+) -> dict[int, list[ToolCall]]:
+    """The calls of the given assistant turns, in call order, keyed by the turn's seq."""
+    out: dict[int, list[ToolCall]] = {seq: [] for seq in message_seqs}
+    if not message_seqs:
+        return out
+    rows = await conn.execute(
+        select(tool_calls)
+        .where(tool_calls.c.session_id == session_id, tool_calls.c.message_seq.in_(message_seqs))
+        .order_by(tool_calls.c.seq)
+    )
+    for r in rows:
+        out[r.message_seq].append(
+            ToolCall(
+                id=r.tool_call_id,
+                seq=r.seq,
+                message_seq=r.message_seq,
+                idx=r.idx,
+                name=r.name,
+                arguments=r.arguments,
+                status=CallStatus(r.status),
+                result=r.result,
+            )
+        )
+    return out

@@ -1,0 +1,1 @@
+"""Tool executors: where a call's side effect happens."""

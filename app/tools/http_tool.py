@@ -1,0 +1,104 @@
+"""`http` tools: a tool in any language behind a URL.
+
+The worker POSTs `{tool_call_id, session_id, run_id, arguments}` with
+`Idempotency-Key: <tool_call_id>` (a re-run after a crash carries the same key) and
+`Perdure-Lease-Token` (a tool server can refuse a caller that lost its lease). The JSON
+reply is the result. Timeouts, connection errors and 5xx are retried with back-off; a 4xx,
+a non-JSON reply or one over the size cap becomes an error result the model can read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from typing import Any
+
+import httpx
+
+from app.domain.agent import HttpExecutor, ToolSpec
+from app.tools.base import ToolContext, ToolOutcome
+
+RETRY_BASE_S = 0.2
+
+
+class HttpTools:
+    def __init__(self, client: httpx.AsyncClient) -> None:
+        self.client = client
+
+    async def execute(
+        self, tool: ToolSpec, arguments: dict[str, Any], context: ToolContext
+    ) -> ToolOutcome:
+        executor = tool.executor
+        assert isinstance(executor, HttpExecutor)
+        body = {
+            "tool_call_id": context.tool_call_id,
+            "session_id": context.session_id,
+            "run_id": str(context.run_id),
+            "arguments": arguments,
+        }
+        headers = {
+            "Idempotency-Key": context.tool_call_id,
+            "Perdure-Lease-Token": str(context.lease_token),
+            "Perdure-Run-Id": str(context.run_id),
+        }
+        last: ToolOutcome | None = None
+        for attempt in range(executor.max_retries + 1):
+            if attempt:
+                await asyncio.sleep(RETRY_BASE_S * 2 ** (attempt - 1) * random.uniform(0.5, 1))
+            outcome, retryable = await self._attempt(executor, body, headers)
+            if not retryable:
+                return outcome
+            last = outcome
+        assert last is not None
+        return last
+
+    async def _attempt(
+        self, executor: HttpExecutor, body: dict[str, Any], headers: dict[str, str]
+    ) -> tuple[ToolOutcome, bool]:
+        try:
+            async with self.client.stream(
+                "POST", executor.url, json=body, headers=headers, timeout=executor.timeout_s
+            ) as response:
+                raw = await self._read_capped(response, executor.max_response_bytes)
+        except httpx.TimeoutException:
+            return ToolOutcome.error("timeout", f"no reply within {executor.timeout_s}s"), True
+        except httpx.TransportError as exc:
+            return ToolOutcome.error("unreachable", f"{type(exc).__name__}: {exc}"), True
+        except ResponseTooLarge:
+            return ToolOutcome.error(
+                "response_too_large", f"reply over {executor.max_response_bytes} bytes"
+            ), False
+        if response.status_code >= 500:
+            return ToolOutcome.error(
+                "http_status", f"HTTP {response.status_code}", status=response.status_code
+            ), True
+        try:
+            payload = json.loads(raw) if raw else None
+        except ValueError:
+            return ToolOutcome.error(
+                "invalid_reply", "the tool replied with non-JSON", status=response.status_code
+            ), False
+        if response.status_code >= 400:
+            return ToolOutcome.error(
+                "http_status",
+                f"HTTP {response.status_code}",
+                status=response.status_code,
+                body=payload,
+            ), False
+        return ToolOutcome(ok=True, result=payload), False
+
+    @staticmethod
+    async def _read_capped(response: httpx.Response, cap: int) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > cap:
+                raise ResponseTooLarge
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+class ResponseTooLarge(Exception):
+    pass

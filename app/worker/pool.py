@@ -1,0 +1,306 @@
+"""The worker pool: one asyncio process drives many runs at once.
+
+Three loops: the claimer (claims as many runs as there are free slots, woken by
+NOTIFY or a jittered poll), the heartbeat (one statement renews every lease, on its own
+connection so a busy pool never starves it), and one task per run driving the engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import socket
+import time
+import uuid
+from contextlib import suppress
+from dataclasses import dataclass, field
+from uuid import UUID
+
+import httpx
+import sqlalchemy.exc
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from app import faults
+from app.db import create_engine
+from app.domain.run import CheckpointWrite, RunStatus
+from app.engine.loop import AgentLoop, RetryPolicy, RunStopped, StopReason
+from app.errors import LeaseLost
+from app.providers.registry import build_model
+from app.settings import Settings
+from app.store import leases, run_state
+from app.store.wakeups import listen
+from app.tools.dispatch import ToolDispatcher
+from app.tools.http_tool import HttpTools
+
+log = logging.getLogger("perdure.worker")
+
+# Errors that mean "the database is not answering right now", as opposed to a bug.
+DB_UNAVAILABLE = (
+    sqlalchemy.exc.OperationalError,
+    sqlalchemy.exc.InterfaceError,
+    sqlalchemy.exc.TimeoutError,
+    OSError,
+)
+
+
+def new_owner_id() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+@dataclass
+class RunControl:
+    """The engine's view of one run's lease and stop signals (the engine's `Control`)."""
+
+    run_id: UUID
+    lease_token: int
+    ttl_s: float
+    margin_s: float
+    pool_draining: asyncio.Event
+    # Monotonic time the last successful renewal was *sent*: the database computed the
+    # expiry after that, so `renewed_at + ttl` never overestimates the lease.
+    renewed_at: float = field(default_factory=time.monotonic)
+    _reason: StopReason | None = None
+    _stopped: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def stop(self, reason: StopReason) -> None:
+        if self._reason is None:
+            self._reason = reason
+            self._stopped.set()
+
+    def stop_reason(self) -> StopReason | None:
+        return self._reason
+
+    def draining(self) -> bool:
+        return self.pool_draining.is_set()
+
+    def lease_left(self) -> float:
+        return self.renewed_at + self.ttl_s - time.monotonic()
+
+    def lease_ok(self) -> bool:
+        return self.lease_left() > self.margin_s
+
+    async def wait_stop(self) -> StopReason:
+        await self._stopped.wait()
+        assert self._reason is not None
+        return self._reason
+
+
+class FencedJournal:
+    """The engine's journal: every save is one fenced transaction."""
+
+    def __init__(self, engine: AsyncEngine, run_id: UUID, token: int) -> None:
+        self.engine = engine
+        self.run_id = run_id
+        self.token = token
+
+    async def save(self, write: CheckpointWrite) -> None:
+        async with self.engine.begin() as conn:
+            await leases.write_checkpoint(conn, run_id=self.run_id, token=self.token, write=write)
+        if write.calls:
+            faults.point("after_turn_commit")
+        elif write.settlements:
+            faults.point("after_result_commit")
+        elif write.input_seq is not None:
+            faults.point("after_input_commit")
+
+
+class WorkerPool:
+    def __init__(
+        self, settings: Settings, *, concurrency: int | None = None, owner: str | None = None
+    ) -> None:
+        assert settings.database_url, "a worker pool needs a database"
+        self.settings = settings
+        self.url = settings.database_url
+        self.concurrency = concurrency or settings.worker_concurrency
+        self.owner = owner or new_owner_id()
+        # Run writes share a pool sized to the concurrency; heartbeats get their own.
+        self.engine = create_engine(
+            self.url, settings, pool_size=min(self.concurrency, settings.pool_size)
+        )
+        self.heartbeat_engine = create_engine(self.url, settings, pool_size=1)
+        self.http = httpx.AsyncClient(follow_redirects=False)
+        self.tools = ToolDispatcher(HttpTools(self.http))
+        self.retry = RetryPolicy(
+            settings.model_max_attempts, settings.retry_base_s, settings.retry_max_s
+        )
+        self.active: dict[UUID, RunControl] = {}
+        self._tasks: dict[UUID, asyncio.Task[None]] = {}
+        self._wake = asyncio.Event()
+        self._draining = asyncio.Event()
+        self._stopping = asyncio.Event()
+        self._loops: list[asyncio.Task[None]] = []
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._loops = [
+            asyncio.create_task(self._claim_loop(), name="claim"),
+            asyncio.create_task(self._heartbeat_loop(), name="heartbeat"),
+            asyncio.create_task(listen(self.url, self._wake.set, self._stopping), name="listen"),
+        ]
+        log.info("worker %s started (concurrency %d)", self.owner, self.concurrency)
+
+    async def stop(self) -> None:
+        """Stop claiming; let in-flight steps finish for the grace period; hand back the rest.
+
+        Every run still held is released (queued again, lease cleared) so another worker
+        continues it at once instead of waiting for the lease to expire.
+        """
+        self._draining.set()
+        self._wake.set()
+        runs = list(self._tasks.values())
+        if runs:
+            _, still = await asyncio.wait(runs, timeout=self.settings.shutdown_grace_s)
+            for control in self.active.values():
+                control.stop(StopReason.SHUTDOWN)
+            if still:
+                await asyncio.wait(still, timeout=5.0)
+        self._stopping.set()
+        for task in self._loops:
+            task.cancel()
+        await asyncio.gather(*self._loops, return_exceptions=True)
+        await self.http.aclose()
+        await self.engine.dispose()
+        await self.heartbeat_engine.dispose()
+        log.info("worker %s stopped", self.owner)
+
+    # -- claiming ------------------------------------------------------------------------
+
+    async def _claim_loop(self) -> None:
+        while not self._draining.is_set():
+            free = self.concurrency - len(self._tasks)
+            claimed = 0
+            if free > 0:
+                try:
+                    claimed = await self._claim(free)
+                except DB_UNAVAILABLE as exc:
+                    log.warning("claim failed, database unavailable: %s", type(exc).__name__)
+            if free > 0 and claimed == free:
+                continue  # there may be more ready right now
+            self._wake.clear()
+            jitter = self.settings.poll_interval_s * random.uniform(0.8, 1.2)
+            with suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=jitter)
+
+    async def _claim(self, limit: int) -> int:
+        async with self.engine.begin() as conn:
+            claims = await leases.claim_runs(
+                conn, owner=self.owner, limit=limit, ttl_s=self.settings.lease_ttl_s
+            )
+        sent_at = time.monotonic()
+        for claim in claims:
+            faults.point("after_claim")
+            control = RunControl(
+                claim.run_id,
+                claim.lease_token,
+                self.settings.lease_ttl_s,
+                self.settings.lease_margin_s,
+                self._draining,
+                sent_at,
+            )
+            self.active[claim.run_id] = control
+            self._tasks[claim.run_id] = asyncio.create_task(self._drive(control))
+        return len(claims)
+
+    # -- driving one run -----------------------------------------------------------------
+
+    async def _drive(self, control: RunControl) -> None:
+        run_id = control.run_id
+        try:
+            async with self.engine.connect() as conn:
+                loaded = await run_state.load_run(conn, run_id)
+            if loaded is None:
+                return  # deleted between the claim and now
+            if loaded.cancel_requested:
+                control.stop(StopReason.CANCEL)
+            loop = AgentLoop(
+                loaded.state,
+                loaded.agent,
+                build_model(loaded.agent.model),
+                self.tools,
+                FencedJournal(self.engine, run_id, control.lease_token),
+                control,
+                self.retry,
+            )
+            status = await loop.run()
+            log.debug("run %s -> %s", run_id, status)
+        except RunStopped as stop:
+            log.info("run %s stopped: %s", run_id, stop.reason.value)
+        except LeaseLost:
+            log.warning("run %s: lease lost, another worker has it", run_id)
+        except DB_UNAVAILABLE as exc:
+            # Ambiguous: the last write may or may not have committed. Let the lease lapse;
+            # whoever claims the run next reloads it from what the database has.
+            log.warning(
+                "run %s: database unavailable (%s); giving the run up", run_id, type(exc).__name__
+            )
+        except Exception:
+            log.exception("run %s: unexpected error", run_id)
+            await self._fail(control)
+        finally:
+            self.active.pop(run_id, None)
+            self._tasks.pop(run_id, None)
+            self._wake.set()
+
+    async def _fail(self, control: RunControl) -> None:
+        """A bug, not a fault: fail the run (fenced) rather than let it loop between workers."""
+        async with self.engine.begin() as conn:
+            run = await run_state.load_run(conn, control.run_id)
+            if run is None:
+                return
+            write = CheckpointWrite(
+                checkpoint_seq=run.state.next_checkpoint_seq,
+                status=RunStatus.FAILED,
+                steps=run.state.steps,
+                usage=run.state.usage,
+                message_count=run.state.visible_count,
+                attempts=run.state.attempts + 1,
+                last_error={
+                    "code": "internal_error",
+                    "retryable": False,
+                    "message": "the worker hit an internal error; see its log",
+                },
+                save=False,
+                finish_reason="error",
+            )
+            with suppress(LeaseLost):
+                await leases.write_checkpoint(
+                    conn, run_id=control.run_id, token=control.lease_token, write=write
+                )
+
+    # -- heartbeats ----------------------------------------------------------------------
+
+    async def _heartbeat_loop(self) -> None:
+        while not self._stopping.is_set():
+            await asyncio.sleep(self.settings.heartbeat_s)
+            if not self.active:
+                continue
+            sent_at = time.monotonic()
+            try:
+                async with self.heartbeat_engine.begin() as conn:
+                    renewals = await leases.renew_leases(
+                        conn, owner=self.owner, ttl_s=self.settings.lease_ttl_s
+                    )
+            except DB_UNAVAILABLE as exc:
+                log.warning("heartbeat failed: %s", type(exc).__name__)
+                self._expire_overdue()
+                continue
+            held = {r.run_id: r for r in renewals}
+            for run_id, control in list(self.active.items()):
+                renewal = held.get(run_id)
+                if renewal is None or renewal.lease_token != control.lease_token:
+                    # Claimed after our last renewal is fine only if it is newer than it.
+                    if control.renewed_at < sent_at:
+                        control.stop(StopReason.LEASE_LOST)
+                    continue
+                control.renewed_at = sent_at
+                if renewal.cancel_requested:
+                    control.stop(StopReason.CANCEL)
+
+    def _expire_overdue(self) -> None:
+        """Without heartbeats, a lease we cannot prove is still ours must be given up."""
+        for control in self.active.values():
+            if control.lease_left() <= 0:
+                control.stop(StopReason.LEASE_LOST)
