@@ -80,3 +80,27 @@ async def api(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
     """The API with no worker pool: runs stay queued unless a test drives them."""
     async for client in started_client(create_app(settings, pool_concurrency=0)):
         yield client
+
+
+@pytest.fixture
+async def live(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    """The API with an in-process worker pool, as `perdure serve` runs it."""
+    async for client in started_client(create_app(settings, pool_concurrency=8)):
+        yield client
+
+
+async def wait_status(
+    client: httpx.AsyncClient, run_id: str, statuses: set[str], timeout: float = 20.0
+) -> dict[str, Any]:
+    """Poll a run until its status is one of `statuses`."""
+    import asyncio
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        run: dict[str, Any] = (await client.get(f"/v1/runs/{run_id}")).json()
+        if run["status"] in statuses:
+            return run
+        if time.monotonic() > deadline:
+            raise AssertionError(f"run {run_id} still {run['status']} after {timeout}s: {run}")
+        await asyncio.sleep(0.05)

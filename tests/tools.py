@@ -21,3 +21,29 @@ def boom(arguments: dict[str, Any], context: ToolContext) -> None:
 
 def noop(arguments: dict[str, Any], context: ToolContext) -> str:
     return "x" * int(arguments.get("size", 0))
+
+
+class ConcurrencyProbe:
+    """Counts calls in flight at once (for the tool_concurrency bound)."""
+
+    in_flight = 0
+    peak = 0
+
+
+async def probe(arguments: dict[str, Any], context: ToolContext) -> dict[str, int]:
+    import asyncio
+
+    ConcurrencyProbe.in_flight += 1
+    ConcurrencyProbe.peak = max(ConcurrencyProbe.peak, ConcurrencyProbe.in_flight)
+    try:
+        await asyncio.sleep(float(arguments.get("sleep", 0.05)))
+    finally:
+        ConcurrencyProbe.in_flight -= 1
+    return {"slept": arguments.get("sleep", 0.05)}
+
+
+async def sleep(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    import asyncio
+
+    await asyncio.sleep(float(arguments["seconds"]))
+    return {"slept": arguments["seconds"], "label": arguments.get("label")}

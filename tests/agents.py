@@ -1,0 +1,43 @@
+"""Agent definitions the tests build on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+OBJECT = {"type": "object"}
+ADD_SCHEMA = {
+    "type": "object",
+    "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+    "required": ["a", "b"],
+}
+
+
+def python_tool(name: str, function: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "name": name,
+        "input_schema": schema or OBJECT,
+        "executor": {"type": "python", "path": f"tests.tools:{function}"},
+    }
+
+
+def http_tool(name: str, url: str, **executor: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "input_schema": OBJECT,
+        "executor": {"type": "http", "url": url, "timeout_s": 30, **executor},
+    }
+
+
+def calls(*pairs: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+    return {"tool_calls": [{"name": name, "arguments": args} for name, args in pairs]}
+
+
+def agent(
+    agent_id: str, script: list[dict[str, Any]], tools: list[dict[str, Any]], **extra: Any
+) -> dict[str, Any]:
+    return {
+        "id": agent_id,
+        "model": {"provider": "scripted", "script": script},
+        "tools": tools,
+        **extra,
+    }
