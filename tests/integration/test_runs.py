@@ -74,7 +74,8 @@ async def test_send__runs_the_loop_to_the_end(live: httpx.AsyncClient) -> None:
     assert [m["role"] for m in items] == ["system", "user", "assistant", "tool", "assistant"]
     assert [m["seq"] for m in items] == [1, 2, 3, 4, 5]
     call = items[2]["tool_calls"][0]
-    assert call["name"] == "add" and call["arguments"] == {"a": 2, "b": 3}
+    assert call["name"] == "add"
+    assert call["arguments"] == {"a": 2, "b": 3}
     assert items[3]["tool_call_id"] == call["id"]
     assert items[3]["content"] == {"result": 5}
     session = (await live.get("/v1/sessions/chat-42")).json()
@@ -148,14 +149,14 @@ async def test_model__naming_an_unknown_tool_gets_an_error_result(live: httpx.As
     await define(live, agent("ghost", [calls(("nope", {})), {"text": "ok"}], [ADD]))
     run = await send(live, "ghost-1", {"agent_id": "ghost", "input": "x"})
     assert run["status"] == "finished"
-    result = [m for m in await transcript(live, "ghost-1") if m["role"] == "tool"][0]
+    result = next(m for m in await transcript(live, "ghost-1") if m["role"] == "tool")
     assert result["content"]["error"] == "unknown_tool"
 
 
 async def test_arguments__invalid_ones_get_a_readable_error(live: httpx.AsyncClient) -> None:
     await define(live, agent("bad", [calls(("add", {"a": "two"})), {"text": "ok"}], [ADD]))
     await send(live, "bad-1", {"agent_id": "bad", "input": "x"})
-    result = [m for m in await transcript(live, "bad-1") if m["role"] == "tool"][0]
+    result = next(m for m in await transcript(live, "bad-1") if m["role"] == "tool")
     assert result["status"] == "error"
     assert result["content"]["error"] == "invalid_arguments"
     paths = {d["path"] for d in result["content"]["details"]}
@@ -250,7 +251,8 @@ async def test_if_busy__interrupt_cancels_the_active_run(live: httpx.AsyncClient
     assert first["status"] == "cancelled"
     items = await transcript(live, "int")
     tool = [m for m in items if m["role"] == "tool"]
-    assert len(tool) == 1 and tool[0]["status"] == "cancelled"
+    assert len(tool) == 1
+    assert tool[0]["status"] == "cancelled"
     # The new input comes after the cancelled call's result: the transcript stays valid.
     assert [m["role"] for m in items][-3:] == ["tool", "user", "assistant"]
 
@@ -318,7 +320,8 @@ async def test_model__retryable_error_backs_off_and_retries(live: httpx.AsyncCli
     run = await send(live, "flaky-1", {"agent_id": "flaky", "input": "x"})
     assert run["status"] == "finished"
     assert run["output"] == "finally"
-    assert run["attempts"] == 0 and run["last_error"] is None  # cleared by the save
+    assert run["attempts"] == 0
+    assert run["last_error"] is None
 
 
 async def test_model__retryable_error_is_visible_while_backing_off(
@@ -409,7 +412,8 @@ async def test_list_runs__cursor_pages_cover_everything_once(api: httpx.AsyncCli
         cursor = page["next_cursor"]
         if cursor is None:
             break
-    assert sorted(seen) == sorted(ids) and len(seen) == 7
+    assert sorted(seen) == sorted(ids)
+    assert len(seen) == 7
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,1 @@
+"""Benchmarks: scripts run by hand (`python -m benchmarks.NAME`), never collected as tests."""

@@ -1,0 +1,150 @@
+"""Claims, renewals and the fence, on separate connections, against the real statements."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+import psycopg
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from app.domain.agent import AgentDefinition
+from app.domain.run import CheckpointWrite, NewMessage, RunStatus, Usage
+from app.errors import LeaseLost
+from app.store import agents, leases
+from app.store.runs import SendCommand, send
+from tests import pg
+
+DEFINITION = AgentDefinition.model_validate(
+    {"model": {"provider": "scripted", "script": [{"text": "x"}]}}
+)
+
+
+async def make_runs(engine: AsyncEngine, sessions: int, per_session: int = 1) -> list[uuid.UUID]:
+    ids = []
+    async with engine.begin() as conn:
+        await agents.create_agent(conn, "a", DEFINITION)
+        for s in range(sessions):
+            for _ in range(per_session):
+                run, _ = await send(
+                    conn, SendCommand(f"s{s}", [{"role": "user", "content": "x"}], agent_id="a")
+                )
+                ids.append(run.id)
+    return ids
+
+
+def write(seq: int, status: RunStatus = RunStatus.RUNNING) -> CheckpointWrite:
+    return CheckpointWrite(
+        checkpoint_seq=seq,
+        status=status,
+        steps=0,
+        usage=Usage(),
+        message_count=1,
+        messages=[NewMessage(seq, "user", f"m{seq}")],
+        input_seq=seq,
+    )
+
+
+def scalar(database_url: str, sql: str, *params: Any) -> Any:
+    with psycopg.connect(pg.libpq_url(database_url)) as conn:
+        row = conn.execute(sql, params).fetchone()
+        assert row is not None
+        return row[0]
+
+
+async def test_claim__concurrent_claimers_take_each_run_exactly_once(engine: AsyncEngine) -> None:
+    ids = await make_runs(engine, sessions=60)
+
+    async def claimer(name: str) -> list[uuid.UUID]:
+        got: list[uuid.UUID] = []
+        while True:
+            async with engine.begin() as conn:  # each claim on its own pooled connection
+                claims = await leases.claim_runs(conn, owner=name, limit=3, ttl_s=30)
+            if not claims:
+                return got
+            got.extend(c.run_id for c in claims)
+
+    results = await asyncio.gather(*[claimer(f"w{i}") for i in range(6)])
+    claimed = [run_id for got in results for run_id in got]
+    assert sorted(claimed) == sorted(ids)  # all claimed, none twice
+    assert sum(1 for got in results if got) > 1  # the claimers really competed
+
+
+async def test_claim__a_session_runs_one_at_a_time_in_order(engine: AsyncEngine) -> None:
+    first, second = await make_runs(engine, sessions=1, per_session=2)
+    async with engine.begin() as conn:
+        claims = await leases.claim_runs(conn, owner="w", limit=10, ttl_s=30)
+    assert [c.run_id for c in claims] == [first]
+    async with engine.begin() as conn:
+        assert await leases.claim_runs(conn, owner="w", limit=10, ttl_s=30) == []
+        await leases.write_checkpoint(
+            conn, run_id=first, token=claims[0].lease_token, write=write(1, RunStatus.FINISHED)
+        )
+    async with engine.begin() as conn:
+        claims = await leases.claim_runs(conn, owner="w", limit=10, ttl_s=30)
+    assert [c.run_id for c in claims] == [second]
+
+
+async def test_claim__expired_lease_is_taken_over_with_a_new_token(
+    engine: AsyncEngine, database_url: str
+) -> None:
+    (run_id,) = await make_runs(engine, sessions=1)
+    async with engine.begin() as conn:
+        (first,) = await leases.claim_runs(conn, owner="dead", limit=1, ttl_s=0.2)
+        assert await leases.claim_runs(conn, owner="other", limit=1, ttl_s=30) == []
+    await asyncio.sleep(0.3)
+    async with engine.begin() as conn:
+        (second,) = await leases.claim_runs(conn, owner="other", limit=1, ttl_s=30)
+    assert second.run_id == run_id
+    assert second.lease_token == first.lease_token + 1
+    assert scalar(database_url, "SELECT claims FROM runs") == 2
+
+
+async def test_fence__a_stale_token_writes_nothing(engine: AsyncEngine, database_url: str) -> None:
+    (run_id,) = await make_runs(engine, sessions=1)
+    async with engine.begin() as conn:
+        (stale,) = await leases.claim_runs(conn, owner="zombie", limit=1, ttl_s=0.1)
+    await asyncio.sleep(0.2)
+    async with engine.begin() as conn:
+        (fresh,) = await leases.claim_runs(conn, owner="new", limit=1, ttl_s=30)
+
+    try:
+        async with engine.begin() as conn:
+            await leases.write_checkpoint(
+                conn, run_id=run_id, token=stale.lease_token, write=write(1)
+            )
+        raise AssertionError("a stale token must not write")
+    except LeaseLost:
+        pass
+    assert scalar(database_url, "SELECT count(*) FROM messages") == 0
+    assert scalar(database_url, "SELECT count(*) FROM checkpoints") == 0
+
+    async with engine.begin() as conn:
+        await leases.write_checkpoint(conn, run_id=run_id, token=fresh.lease_token, write=write(1))
+    assert scalar(database_url, "SELECT count(*) FROM checkpoints") == 1
+
+
+async def test_renew__reports_only_the_leases_still_held(engine: AsyncEngine) -> None:
+    ids = await make_runs(engine, sessions=3)
+    async with engine.begin() as conn:
+        mine = await leases.claim_runs(conn, owner="me", limit=3, ttl_s=0.1)
+    await asyncio.sleep(0.2)
+    async with engine.begin() as conn:
+        # Another worker takes one of my expired runs.
+        (taken,) = await leases.claim_runs(conn, owner="thief", limit=1, ttl_s=30)
+        renewed = await leases.renew_leases(conn, owner="me", ttl_s=30)
+    assert {c.run_id for c in mine} == set(ids)
+    assert {r.run_id for r in renewed} == set(ids) - {taken.run_id}
+
+
+async def test_claim__uses_its_partial_index(database_url: str, engine: AsyncEngine) -> None:
+    await make_runs(engine, sessions=50)
+    with psycopg.connect(pg.libpq_url(database_url)) as conn:
+        conn.execute("ANALYZE runs")
+        conn.execute("SET enable_seqscan = off")  # tiny tables would pick a seq scan
+        sql = str(leases.CLAIM_RUNS.compile(compile_kwargs={"literal_binds": True}))
+        sql = sql.replace(":limit", "5").replace(":owner", "'w'").replace(":ttl", "30")
+        plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + sql).fetchall())
+        conn.rollback()
+    assert "ix_runs_claimable" in plan, plan
