@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import signal
 import socket
 import sys
 from collections.abc import Iterator, Sequence
@@ -107,6 +108,11 @@ def cmd_serve(args: argparse.Namespace) -> None:
         server = uvicorn.Server(
             uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level)
         )
+        # uvicorn shuts down on SIGTERM/SIGINT, then raises the signal again for whatever
+        # handler was there before it. Ours swallows it: the embedded Postgres still has to
+        # be stopped (the `database` context) before the process exits.
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: None)
         server.run()
         if not server.started:
             raise CliError(f"the server did not start on {args.host}:{args.port}")
