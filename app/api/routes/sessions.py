@@ -116,6 +116,7 @@ async def delete_session(session_id: str, engine: EngineDep) -> Response:
 @router.get(
     "/{session_id}/messages",
     response_model=MessagePage,
+    response_model_exclude_none=True,
     responses=responses(errors.NotFound, errors.SessionIdInvalid),
 )
 async def list_messages(
