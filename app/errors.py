@@ -30,6 +30,22 @@ class RunNotFound(NotFound):
     pass
 
 
+class ApprovalNotFound(NotFound):
+    pass
+
+
+class ApprovalAlreadyDecided(AppError):
+    pass
+
+
+class ApprovalOrphaned(AppError):
+    pass
+
+
+class ApprovalArgumentsInvalid(AppError):
+    pass
+
+
 class AgentExists(AppError):
     pass
 

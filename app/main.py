@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from app import __version__
 from app.api import problems
 from app.api.limits import BodySizeLimit
-from app.api.routes import agents, health, runs, sessions
+from app.api.routes import agents, approvals, health, runs, sessions
 from app.db import create_engine
 from app.settings import Settings, get_settings
 from app.worker.pool import WorkerPool
@@ -52,6 +52,12 @@ def create_app(settings: Settings | None = None, *, pool_concurrency: int = 0) -
     app.state.settings = settings
     problems.install(app)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
-    for router in (health.router, agents.router, sessions.router, runs.router):
+    for router in (
+        health.router,
+        agents.router,
+        sessions.router,
+        runs.router,
+        approvals.router,
+    ):
         app.include_router(router)
     return app

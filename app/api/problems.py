@@ -47,6 +47,15 @@ PROBLEMS: dict[type[errors.AppError], Problem] = {
     errors.SessionAwaitingApproval: Problem(
         409, "SESSION_AWAITING_APPROVAL", "The session waits on an approval"
     ),
+    errors.ApprovalAlreadyDecided: Problem(
+        409, "APPROVAL_ALREADY_DECIDED", "The approval was already decided"
+    ),
+    errors.ApprovalOrphaned: Problem(
+        409, "APPROVAL_ORPHANED", "The run no longer waits on this approval"
+    ),
+    errors.ApprovalArgumentsInvalid: Problem(
+        422, "VALIDATION_FAILED", "The edited arguments do not fit the tool's schema"
+    ),
     errors.RunNotResumable: Problem(409, "RUN_NOT_RESUMABLE", "The run cannot be resumed"),
     errors.RunNotCancellable: Problem(409, "RUN_NOT_CANCELLABLE", "The run has already ended"),
     errors.InvalidDefinition: Problem(422, "VALIDATION_FAILED", "Invalid agent definition"),

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from app import errors
 from app.domain.agent import ID_PATTERN, AgentDefinition, Strict
 from app.store.agents import AgentVersion
+from app.store.approvals import ApprovalRecord
 from app.store.runs import RunRecord
 from app.store.sessions import SessionRecord
 
@@ -88,6 +89,14 @@ class Usage(BaseModel):
     model_calls: int = 0
 
 
+class PendingApproval(BaseModel):
+    id: str
+    tool_call_id: str
+    tool: str
+    arguments: Any
+    expires_at: datetime | None
+
+
 class PendingToolCall(BaseModel):
     tool_call_id: str
     name: str
@@ -109,15 +118,25 @@ class RunOut(BaseModel):
     finish_reason: str | None
     cancel_requested: bool
     input: list[dict[str, Any]]
-    pending_approvals: list[dict[str, Any]] = Field(default_factory=list)
+    pending_approvals: list[PendingApproval] = Field(default_factory=list)
     pending_tool_calls: list[PendingToolCall] = Field(default_factory=list)
     created_at: datetime
     updated_at: datetime
     finished_at: datetime | None
 
     @classmethod
-    def of(cls, run: RunRecord) -> RunOut:
+    def of(cls, run: RunRecord, approvals: list[ApprovalRecord] | None = None) -> RunOut:
         return cls(
+            pending_approvals=[
+                PendingApproval(
+                    id=str(a.id),
+                    tool_call_id=a.tool_call_id,
+                    tool=a.tool,
+                    arguments=a.arguments,
+                    expires_at=a.expires_at,
+                )
+                for a in approvals or []
+            ],
             id=str(run.id),
             session_id=run.session_id,
             status=run.status.value,
@@ -191,4 +210,50 @@ class MessageOut(BaseModel):
 
 class MessagePage(BaseModel):
     items: list[MessageOut]
+    next_cursor: str | None
+
+
+# -- approvals ---------------------------------------------------------------------------
+
+
+class DecisionIn(Strict):
+    approved: bool
+    reason: str | None = Field(default=None, max_length=4000)
+    arguments: dict[str, Any] | None = Field(
+        default=None, description="Edit the call before it runs; checked against its schema."
+    )
+
+
+class ApprovalOut(BaseModel):
+    id: str
+    status: Literal["pending", "approved", "rejected", "expired", "orphaned"]
+    session_id: str
+    run_id: str
+    tool_call_id: str
+    tool: str
+    arguments: Any
+    decision: dict[str, Any] | None
+    expires_at: datetime | None
+    created_at: datetime
+    decided_at: datetime | None
+
+    @classmethod
+    def of(cls, record: ApprovalRecord) -> ApprovalOut:
+        return cls(
+            id=str(record.id),
+            status=record.status.value,
+            session_id=record.session_id,
+            run_id=str(record.run_id),
+            tool_call_id=record.tool_call_id,
+            tool=record.tool,
+            arguments=record.arguments,
+            decision=record.decision,
+            expires_at=record.expires_at,
+            created_at=record.created_at,
+            decided_at=record.decided_at,
+        )
+
+
+class ApprovalPage(BaseModel):
+    items: list[ApprovalOut]
     next_cursor: str | None

@@ -107,7 +107,17 @@ class ToolSpec(Strict):
     name: str = Field(pattern=TOOL_NAME_PATTERN)
     description: str = Field(default="", max_length=8000)
     input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object"})
-    needs_approval: bool | dict[str, Any] = False
+    needs_approval: bool | dict[str, Any] = Field(
+        default=False,
+        description="true, false, or a JSON Schema: approval is needed when the arguments "
+        'match it (e.g. {"properties": {"amount": {"minimum": 100}}}).',
+    )
+    approval_timeout_s: float | None = Field(
+        default=None,
+        gt=0,
+        le=365 * 24 * 3600,
+        description="An undecided approval of this tool is rejected after this long.",
+    )
     executor: Executor
 
     @field_validator("input_schema")
@@ -140,6 +150,13 @@ class AgentDefinition(Strict):
 
     def tool(self, name: str) -> ToolSpec | None:
         return next((t for t in self.tools if t.name == name), None)
+
+
+def needs_approval(tool: ToolSpec, arguments: Any) -> bool:
+    """Whether a call of `tool` with `arguments` must wait for a human."""
+    if isinstance(tool.needs_approval, bool):
+        return tool.needs_approval
+    return bool(Draft202012Validator(tool.needs_approval).is_valid(arguments))
 
 
 def _digest(value: Any) -> str:

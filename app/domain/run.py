@@ -78,6 +78,34 @@ class Message:
     tool_call_ids: list[str] = field(default_factory=list)
 
 
+class ApprovalStatus(StrEnum):
+    PENDING = "pending"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    EXPIRED = "expired"  # rejected by the workers once `expires_at` passed
+    ORPHANED = "orphaned"  # withdrawn: its run no longer waits on it
+
+
+@dataclass
+class Approval:
+    """A human's say on one gated call, as the engine needs it."""
+
+    id: str
+    status: ApprovalStatus
+    reason: str | None = None
+    # Arguments the approver edited the call to; None keeps the model's.
+    arguments: dict[str, Any] | None = None
+
+
+@dataclass
+class NewApproval:
+    id: str
+    tool_call_id: str
+    tool: str
+    arguments: Any
+    timeout_s: float | None
+
+
 @dataclass
 class ToolCall:
     id: str
@@ -85,9 +113,10 @@ class ToolCall:
     message_seq: int
     idx: int
     name: str
-    arguments: dict[str, Any]
+    arguments: Any
     status: CallStatus = CallStatus.PENDING
     result: Any = None
+    approval: Approval | None = None
 
     @property
     def settled(self) -> bool:
@@ -131,7 +160,7 @@ class RunState:
 
     def settle(self, tool_call_id: str, status: CallStatus, result: Any) -> None:
         call = self.calls[tool_call_id]
-        if not call.settled:
+        if not call.settled and status not in UNSETTLED:
             self.visible_count += 1
         call.status, call.result = status, result
 
@@ -182,7 +211,9 @@ class CheckpointWrite:
     message_count: int
     messages: list[NewMessage] = field(default_factory=list)
     calls: list[ToolCall] = field(default_factory=list)
+    # Settlements with status RUNNING record an at-most-once call's start (its intent).
     settlements: list[Settlement] = field(default_factory=list)
+    approvals: list[NewApproval] = field(default_factory=list)
     input_seq: int | None = None
     output: str | None = None
     finish_reason: str | None = None

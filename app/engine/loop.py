@@ -6,7 +6,8 @@ come in as interfaces. The order of effects is the whole point:
 1. calls of the last turn that have no result run first, without a model call;
 2. the run's input is appended after them (never between a turn and its results);
 3. while steps remain: call the model, save the turn and its calls *before* any tool
-   runs, then run the batch, saving each result as it settles.
+   runs, then run the batch, saving each result as it settles. Calls that need a human
+   wait: the others run, then the run pauses once for all of them.
 """
 
 from __future__ import annotations
@@ -15,18 +16,20 @@ import asyncio
 import logging
 import random
 import secrets
-from collections.abc import Callable
+import uuid
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
 from jsonschema import Draft202012Validator
 
-from app.domain.agent import AgentDefinition, ToolSpec
+from app.domain.agent import AgentDefinition, ToolSpec, needs_approval
 from app.domain.run import (
+    ApprovalStatus,
     CallStatus,
     CheckpointWrite,
     Message,
+    NewApproval,
     NewMessage,
     RunState,
     RunStatus,
@@ -88,8 +91,28 @@ class RetryPolicy:
         return ceiling * random.uniform(0.5, 1.0)
 
 
+@dataclass(frozen=True)
+class Runnable:
+    call: ToolCall
+    tool: ToolSpec
+    arguments: Any
+    # A human approved it: record its start before it runs, and never run it twice.
+    at_most_once: bool = False
+
+
 def new_call_id() -> str:
     return "call_" + secrets.token_hex(12)
+
+
+def error_result(kind: str, message: str) -> dict[str, str]:
+    return {"error": kind, "message": message}
+
+
+INTERRUPTED = error_result(
+    "interrupted",
+    "the worker stopped during this approved call; it may or may not have taken effect, "
+    "and it was not run again",
+)
 
 
 class AgentLoop:
@@ -102,7 +125,6 @@ class AgentLoop:
         journal: Journal,
         control: Control,
         retry: RetryPolicy | None = None,
-        on_model_call: Callable[[ModelRequest], None] | None = None,
     ) -> None:
         self.state = state
         self.agent = agent
@@ -114,6 +136,8 @@ class AgentLoop:
         self._validators = {t.name: Draft202012Validator(t.input_schema) for t in agent.tools}
         self._messages: list[dict[str, Any]] = []
         self._messages_upto = 0
+        # Saves of one run are strictly sequential: each takes the next checkpoint seq.
+        self._save_lock = asyncio.Lock()
 
     # -- the loop ------------------------------------------------------------------------
 
@@ -133,9 +157,12 @@ class AgentLoop:
             raise
 
     async def _run(self) -> RunStatus:
+        self._check_stop(boundary=False)
         pending = self.state.unsettled_calls()
         if pending:
-            await self._run_batch(pending)
+            paused = await self._run_batch(pending)
+            if paused is not None:
+                return paused
         if not self.state.input_appended:
             await self._append_input()
         while self.state.steps < self.state.max_steps:
@@ -147,12 +174,10 @@ class AgentLoop:
             calls = await self._save_turn(reply)
             if not calls:
                 return RunStatus.FINISHED
-            await self._run_batch(calls)
-        await self._save(
-            self._write(
-                RunStatus.FINISHED, save=True, output=self._last_text(), finish_reason="max_steps"
-            )
-        )
+            paused = await self._run_batch(calls)
+            if paused is not None:
+                return paused
+        await self._commit(RunStatus.FINISHED, output=self._last_text(), finish_reason="max_steps")
         return RunStatus.FINISHED
 
     # -- steps ---------------------------------------------------------------------------
@@ -175,9 +200,8 @@ class AgentLoop:
             new.append(NewMessage(0, role, item.get("content", "")))
         for offset, message in enumerate(new):
             message.seq = state.next_seq + offset
-        write = self._write(RunStatus.RUNNING, save=True, messages=new)
-        write.input_seq = new[0].seq if new else state.next_seq
-        await self._save(write)
+        input_seq = new[0].seq if new else state.next_seq
+        await self._commit(RunStatus.RUNNING, messages=new, input_seq=input_seq)
         state.input_appended = True
 
     async def _call_model(self) -> ModelReply:
@@ -211,25 +235,18 @@ class AgentLoop:
         usage.model_calls += 1
         steps = state.steps + 1
         if calls:
-            write = self._write(
-                RunStatus.RUNNING,
-                save=True,
-                messages=[message],
-                calls=calls,
-                steps=steps,
-                usage=usage,
+            await self._commit(
+                RunStatus.RUNNING, messages=[message], calls=calls, steps=steps, usage=usage
             )
         else:
-            write = self._write(
+            await self._commit(
                 RunStatus.FINISHED,
-                save=True,
                 messages=[message],
                 steps=steps,
                 usage=usage,
                 output=reply.text,
                 finish_reason="stop",
             )
-        await self._save(write)
         state.steps, state.usage, state.attempts = steps, usage, 0
         state.position += 1
         return calls
@@ -246,57 +263,68 @@ class AgentLoop:
                 attempts,
                 delay,
             )
-            await self._save(
-                self._write(
-                    RunStatus.QUEUED, save=False, attempts=attempts, last_error=error, delay_s=delay
-                )
+            await self._commit(
+                RunStatus.QUEUED, save=False, attempts=attempts, last_error=error, delay_s=delay
             )
             return RunStatus.QUEUED
         if exc.retryable:
             error["message"] = f"gave up after {attempts} attempts: {exc.message}"
-        await self._save(
-            self._write(
-                RunStatus.FAILED,
-                save=True,
-                attempts=attempts,
-                last_error=error,
-                finish_reason="error",
-            )
+        await self._commit(
+            RunStatus.FAILED, attempts=attempts, last_error=error, finish_reason="error"
         )
         return RunStatus.FAILED
 
     # -- tool batches --------------------------------------------------------------------
 
-    async def _run_batch(self, calls: list[ToolCall]) -> None:
-        """Run a turn's unsettled calls; save each result as it settles (in settle order)."""
+    async def _run_batch(self, calls: list[ToolCall]) -> RunStatus | None:
+        """Run a turn's unsettled calls, saving each result as it settles (settle order).
+
+        Returns AWAITING_APPROVAL when some calls wait for a human (the others have run and
+        been saved by then), else None.
+        """
         immediate: list[Settlement] = []
-        runnable: list[tuple[ToolCall, ToolSpec]] = []
+        runnable: list[Runnable] = []
+        gated: list[tuple[ToolCall, ToolSpec]] = []
         for call in calls:
             if call.status is CallStatus.RUNNING:
-                # An at-most-once call whose worker died mid-call: never run it again.
-                immediate.append(
-                    Settlement(
-                        call.id,
-                        CallStatus.INTERRUPTED,
-                        {
-                            "error": "interrupted",
-                            "message": "the worker stopped during this call; it may or may not "
-                            "have taken effect",
-                        },
-                    )
-                )
+                # An approved call whose worker died mid-call: never run it again.
+                immediate.append(Settlement(call.id, CallStatus.INTERRUPTED, INTERRUPTED))
                 continue
             tool = self.agent.tool(call.name)
             problem = self._argument_problem(call, tool)
             if problem is not None:
                 immediate.append(Settlement(call.id, CallStatus.ERROR, problem.result))
+                continue
+            assert tool is not None
+            if not needs_approval(tool, call.arguments):
+                runnable.append(Runnable(call, tool, call.arguments))
+                continue
+            decision = call.approval
+            if decision is None or decision.status in (
+                ApprovalStatus.PENDING,
+                ApprovalStatus.ORPHANED,
+            ):
+                gated.append((call, tool))
+            elif decision.status is ApprovalStatus.APPROVED:
+                arguments = decision.arguments if decision.arguments is not None else call.arguments
+                runnable.append(Runnable(call, tool, arguments, at_most_once=True))
             else:
-                assert tool is not None
-                runnable.append((call, tool))
+                note = decision.reason or (
+                    "the approval expired"
+                    if decision.status is ApprovalStatus.EXPIRED
+                    else "rejected by a human"
+                )
+                immediate.append(
+                    Settlement(call.id, CallStatus.REJECTED, {"error": "rejected", "note": note})
+                )
         if immediate:
-            await self._settle(immediate)
+            await self._commit(RunStatus.RUNNING, settlements=immediate)
         if runnable:
             await self._execute(runnable)
+        if gated:
+            await self._pause_for_approval(gated)
+            return RunStatus.AWAITING_APPROVAL
+        return None
 
     def _argument_problem(self, call: ToolCall, tool: ToolSpec | None) -> ToolOutcome | None:
         if tool is None:
@@ -315,11 +343,12 @@ class AgentLoop:
             return ToolOutcome.error("invalid_arguments", errors[0].message, details=details)
         return None
 
-    async def _execute(self, runnable: list[tuple[ToolCall, ToolSpec]]) -> None:
+    async def _execute(self, runnable: list[Runnable]) -> None:
         gate = asyncio.Semaphore(self.agent.tool_concurrency)
         not_started: list[str] = []
 
-        async def one(call: ToolCall, tool: ToolSpec) -> Settlement | None:
+        async def one(item: Runnable) -> Settlement | None:
+            call = item.call
             async with gate:
                 if self.control.draining():
                     not_started.append(call.id)
@@ -328,18 +357,26 @@ class AgentLoop:
                 if not self.control.lease_ok():
                     # Not enough lease left to be sure nobody else starts this call too.
                     raise RunStopped(StopReason.LEASE_LOST)
+                if item.at_most_once:
+                    # The intent record: committed before the call, so a crash during it
+                    # leaves `running` behind and the call is never started again.
+                    await self._commit(
+                        RunStatus.RUNNING,
+                        save=False,
+                        settlements=[Settlement(call.id, CallStatus.RUNNING, None)],
+                    )
                 context = ToolContext(
                     call.id, self.state.session_id, self.state.run_id, self.control.lease_token
                 )
                 try:
-                    outcome = await self.tools.execute(tool, call.arguments, context)
+                    outcome = await self.tools.execute(item.tool, item.arguments, context)
                 except Exception as exc:  # a tool bug must yield a result, never a lost turn
-                    log.warning("tool %s raised %r", tool.name, exc)
+                    log.warning("tool %s raised %r", item.tool.name, exc)
                     outcome = ToolOutcome.error("tool_failed", f"{type(exc).__name__}: {exc}")
             status = CallStatus.OK if outcome.ok else CallStatus.ERROR
             return Settlement(call.id, status, outcome.result)
 
-        tasks = [asyncio.create_task(one(call, tool)) for call, tool in runnable]
+        tasks = [asyncio.create_task(one(item)) for item in runnable]
         stop = asyncio.create_task(self.control.wait_stop())
         pending: set[asyncio.Task[Any]] = set(tasks)
         try:
@@ -352,7 +389,7 @@ class AgentLoop:
                 # together: still as soon as it can be, with fewer commits.
                 settled = [s for s in (t.result() for t in done) if isinstance(s, Settlement)]
                 if settled:
-                    await self._settle(settled)
+                    await self._commit(RunStatus.RUNNING, settlements=settled)
         finally:
             for task in (*pending, stop):
                 task.cancel()
@@ -360,8 +397,15 @@ class AgentLoop:
         if not_started:
             raise RunStopped(StopReason.SHUTDOWN)
 
-    async def _settle(self, settlements: list[Settlement]) -> None:
-        await self._save(self._write(RunStatus.RUNNING, save=True, settlements=settlements))
+    async def _pause_for_approval(self, gated: list[tuple[ToolCall, ToolSpec]]) -> None:
+        """One save: an approval per gated call, the run `awaiting_approval`, lease released."""
+        approvals = [
+            NewApproval(
+                str(uuid.uuid4()), call.id, tool.name, call.arguments, tool.approval_timeout_s
+            )
+            for call, tool in gated
+        ]
+        await self._commit(RunStatus.AWAITING_APPROVAL, approvals=approvals)
 
     # -- stopping ------------------------------------------------------------------------
 
@@ -373,57 +417,48 @@ class AgentLoop:
             raise RunStopped(reason)
 
     async def _save_cancelled(self) -> RunStatus:
+        cancelled = error_result("cancelled", "the run was cancelled")
         settlements = [
-            Settlement(
-                c.id,
-                CallStatus.CANCELLED,
-                {"error": "cancelled", "message": "the run was cancelled"},
-            )
-            for c in self.state.unsettled_calls()
+            Settlement(c.id, CallStatus.CANCELLED, cancelled) for c in self.state.unsettled_calls()
         ]
-        await self._save(
-            self._write(
-                RunStatus.CANCELLED, save=True, settlements=settlements, finish_reason="cancelled"
-            )
-        )
+        await self._commit(RunStatus.CANCELLED, settlements=settlements, finish_reason="cancelled")
         return RunStatus.CANCELLED
 
     async def _hand_back(self) -> None:
-        await self._save(self._write(RunStatus.QUEUED, save=False, attempts=self.state.attempts))
+        await self._commit(RunStatus.QUEUED, save=False, attempts=self.state.attempts)
 
     # -- bookkeeping ---------------------------------------------------------------------
 
-    def _write(self, status: RunStatus, *, save: bool, **fields: Any) -> CheckpointWrite:
-        state = self.state
-        return CheckpointWrite(
-            checkpoint_seq=state.next_checkpoint_seq,
-            status=status,
-            steps=fields.pop("steps", state.steps),
-            usage=fields.pop("usage", state.usage),
-            message_count=0,
-            save=save,
-            **fields,
-        )
-
-    async def _save(self, write: CheckpointWrite) -> None:
-        """Save, then apply the write to the in-memory state (only once it is durable)."""
-        state = self.state
-        write.message_count = (
-            state.visible_count
-            + len(write.messages)
-            + len(write.settlements)
-            + sum(1 for c in write.calls if c.settled)
-        )
-        await self.journal.save(write)
-        for message in write.messages:
-            state.append(Message(message.seq, message.role, message.content, message.tool_call_ids))
-        for call in write.calls:
-            state.append(call)
-        for settlement in write.settlements:
-            state.settle(settlement.tool_call_id, settlement.status, settlement.result)
-        state.next_seq += len(write.messages) + len(write.calls)
-        if write.save:
-            state.next_checkpoint_seq += 1
+    async def _commit(self, status: RunStatus, *, save: bool = True, **fields: Any) -> None:
+        """Save one checkpoint, then apply it to the in-memory state (once it is durable)."""
+        async with self._save_lock:
+            state = self.state
+            write = CheckpointWrite(
+                checkpoint_seq=state.next_checkpoint_seq,
+                status=status,
+                steps=fields.pop("steps", state.steps),
+                usage=fields.pop("usage", state.usage),
+                message_count=0,
+                save=save,
+                **fields,
+            )
+            write.message_count = (
+                state.visible_count
+                + len(write.messages)
+                + sum(1 for s in write.settlements if s.status is not CallStatus.RUNNING)
+            )
+            await self.journal.save(write)
+            for message in write.messages:
+                state.append(
+                    Message(message.seq, message.role, message.content, message.tool_call_ids)
+                )
+            for call in write.calls:
+                state.append(call)
+            for settlement in write.settlements:
+                state.settle(settlement.tool_call_id, settlement.status, settlement.result)
+            state.next_seq += len(write.messages) + len(write.calls)
+            if save:
+                state.next_checkpoint_seq += 1
 
     def _model_messages(self) -> list[dict[str, Any]]:
         # Entries only ever append, and the model is only called once every call has a

@@ -95,9 +95,13 @@ WITH fence AS (
                AS c(id text, seq bigint, message_seq bigint, idx int, name text,
                     arguments jsonb)
 ), settled AS (
-    -- A result is written once: a call that already settled is never overwritten.
+    -- A result is written once: a call that already settled is never overwritten. A
+    -- `running` settlement is an approved call's intent record, written before it runs.
     UPDATE tool_calls t
-       SET status = s.status, result = s.result, result_checkpoint_seq = :checkpoint_seq
+       SET status = s.status,
+           result = s.result,
+           result_checkpoint_seq = CASE WHEN s.status = 'running' THEN NULL
+                                        ELSE :checkpoint_seq END
       FROM fence f,
            jsonb_to_recordset(CAST(:settlements AS jsonb))
                AS s(tool_call_id text, status text, result jsonb)
@@ -105,6 +109,22 @@ WITH fence AS (
        AND t.tool_call_id = s.tool_call_id
        AND t.status IN ('pending', 'running')
     RETURNING t.tool_call_id
+), new_approvals AS (
+    INSERT INTO approvals (id, session_id, run_id, tool_call_id, status, request, expires_at,
+                           created_at)
+    SELECT a.id, f.session_id, :run_id, a.tool_call_id, 'pending',
+           jsonb_build_object('tool', a.tool, 'arguments', a.arguments),
+           clock_timestamp() + make_interval(secs => a.timeout_s),
+           clock_timestamp()
+      FROM fence f,
+           jsonb_to_recordset(CAST(:approvals AS jsonb))
+               AS a(id uuid, tool_call_id text, tool text, arguments jsonb, timeout_s float8)
+    RETURNING id, tool_call_id
+), gated AS (
+    UPDATE tool_calls t
+       SET approval_id = n.id
+      FROM new_approvals n, fence f
+     WHERE t.session_id = f.session_id AND t.tool_call_id = n.tool_call_id
 ), saved AS (
     INSERT INTO checkpoints (session_id, seq, run_id, step, status, usage, message_count,
                              saved_at)
@@ -197,6 +217,18 @@ async def write_checkpoint(
             [
                 {"tool_call_id": s.tool_call_id, "status": s.status.value, "result": s.result}
                 for s in write.settlements
+            ]
+        ),
+        "approvals": _json(
+            [
+                {
+                    "id": a.id,
+                    "tool_call_id": a.tool_call_id,
+                    "tool": a.tool,
+                    "arguments": a.arguments,
+                    "timeout_s": a.timeout_s,
+                }
+                for a in write.approvals
             ]
         ),
     }

@@ -7,25 +7,24 @@ compare-and-set on its status, so they cannot race a worker that holds its lease
 
 from __future__ import annotations
 
-import base64
-import json
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import Row, func, select, text, tuple_, update
+from sqlalchemy import Row, func, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import errors
 from app.domain.run import ACTIVE, PAUSED, TERMINAL, RunStatus
 from app.store import agents as agent_store
+from app.store import approvals as approval_store
+from app.store.cursors import decode_cursor, encode_cursor
+from app.store.notify import NOTIFY
 from app.store.tables import runs, sessions
 
-WAKE_CHANNEL = "perdure_runs"
-NOTIFY = text(f"SELECT pg_notify('{WAKE_CHANNEL}', '')")
 ACTIVE_VALUES = [s.value for s in ACTIVE]
 
 
@@ -213,14 +212,8 @@ async def _active_runs(conn: AsyncConnection, session_id: str) -> list[RunRecord
 
 
 async def _pending_approval_ids(conn: AsyncConnection, run_ids: list[UUID]) -> list[str]:
-    from app.store.tables import approvals
-
-    rows = await conn.execute(
-        select(approvals.c.id)
-        .where(approvals.c.run_id.in_(run_ids), approvals.c.status == "pending")
-        .order_by(approvals.c.created_at)
-    )
-    return [str(r.id) for r in rows]
+    pending = await approval_store.pending_for_runs(conn, run_ids)
+    return [str(a.id) for run_approvals in pending.values() for a in run_approvals]
 
 
 async def request_cancel(conn: AsyncConnection, run_id: UUID) -> RunRecord:
@@ -241,6 +234,9 @@ async def request_cancel(conn: AsyncConnection, run_id: UUID) -> RunRecord:
 
 
 async def _cancel(conn: AsyncConnection, run: RunRecord) -> None:
+    # A cancelled run never waits on its approvals again: withdraw them now, so the
+    # approval UI stops listing them and a late decision gets APPROVAL_ORPHANED.
+    await approval_store.withdraw_for_runs(conn, [run.id])
     never_started = (
         await conn.execute(
             update(runs)
@@ -312,20 +308,6 @@ async def resume(conn: AsyncConnection, run_id: UUID) -> RunRecord:
 
 
 # -- the ops list ------------------------------------------------------------------------
-
-
-def encode_cursor(created_at: datetime, run_id: UUID) -> str:
-    raw = json.dumps([created_at.isoformat(), str(run_id)]).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[datetime, UUID]:
-    try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        created, run_id = json.loads(base64.urlsafe_b64decode(padded))
-        return datetime.fromisoformat(created), UUID(run_id)
-    except (ValueError, TypeError) as exc:
-        raise errors.InvalidCursor("the cursor is not one this API returned") from exc
 
 
 async def list_runs(

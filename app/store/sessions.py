@@ -10,6 +10,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import errors
+from app.store.approvals import withdraw_for_session
 from app.store.tables import runs, sessions
 from app.store.transcript import last_checkpoint_seq
 
@@ -80,6 +81,7 @@ async def delete_session(conn: AsyncConnection, session_id: str) -> None:
     A worker still driving one of its runs finds its fenced write matching nothing and
     stops. Raises SessionNotFound if there is no such session.
     """
+    await withdraw_for_session(conn, session_id)
     deleted = (
         await conn.execute(
             delete(sessions).where(sessions.c.id == session_id).returning(sessions.c.id)

@@ -213,6 +213,12 @@ approvals = Table(
 )
 Index("ix_approvals_status_created", approvals.c.status, approvals.c.created_at, approvals.c.id)
 Index("ix_approvals_run_id", approvals.c.run_id)
+# The workers' expiry sweep looks only at pending approvals that can expire.
+Index(
+    "ix_approvals_pending_expiry",
+    approvals.c.expires_at,
+    postgresql_where=text("status = 'pending' AND expires_at IS NOT NULL"),
+)
 
 run_events = Table(
     "run_events",

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Row, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from app.domain.run import CallStatus, Entry, Message, ToolCall
-from app.store.tables import checkpoints, messages, tool_calls
+from app.domain.run import Approval, ApprovalStatus, CallStatus, Entry, Message, ToolCall
+from app.store.tables import approvals, checkpoints, messages, tool_calls
 
 
 def message_from_row(seq: int, role: str, content: Any) -> Message:
@@ -27,7 +27,12 @@ async def load_entries(
         .order_by(messages.c.seq)
     )
     call_query = (
-        select(tool_calls)
+        select(
+            tool_calls,
+            approvals.c.status.label("approval_status"),
+            approvals.c.decision.label("approval_decision"),
+        )
+        .outerjoin(approvals, approvals.c.id == tool_calls.c.approval_id)
         .where(tool_calls.c.session_id == session_id, tool_calls.c.seq > after_seq)
         .order_by(tool_calls.c.seq)
     )
@@ -37,21 +42,33 @@ async def load_entries(
     entries: list[Entry] = [
         message_from_row(r.seq, r.role, r.content) for r in await conn.execute(message_query)
     ]
-    entries.extend(
-        ToolCall(
-            id=r.tool_call_id,
-            seq=r.seq,
-            message_seq=r.message_seq,
-            idx=r.idx,
-            name=r.name,
-            arguments=r.arguments,
-            status=CallStatus(r.status),
-            result=r.result,
-        )
-        for r in await conn.execute(call_query)
-    )
+    entries.extend(call_from_row(r) for r in await conn.execute(call_query))
     entries.sort(key=lambda e: e.seq)
     return entries[:limit] if limit is not None else entries
+
+
+def call_from_row(r: Row[Any]) -> ToolCall:
+    approval_status = getattr(r, "approval_status", None)
+    return ToolCall(
+        id=r.tool_call_id,
+        seq=r.seq,
+        message_seq=r.message_seq,
+        idx=r.idx,
+        name=r.name,
+        arguments=r.arguments,
+        status=CallStatus(r.status),
+        result=r.result,
+        approval=_approval(r.approval_id, approval_status, getattr(r, "approval_decision", None)),
+    )
+
+
+def _approval(approval_id: Any, status: str | None, decision: Any) -> Approval | None:
+    if approval_id is None or status is None:
+        return None
+    decision = decision or {}
+    return Approval(
+        str(approval_id), ApprovalStatus(status), decision.get("reason"), decision.get("arguments")
+    )
 
 
 async def last_checkpoint_seq(conn: AsyncConnection, session_id: str) -> int:
@@ -78,16 +95,5 @@ async def calls_of_turns(
         .order_by(tool_calls.c.seq)
     )
     for r in rows:
-        out[r.message_seq].append(
-            ToolCall(
-                id=r.tool_call_id,
-                seq=r.seq,
-                message_seq=r.message_seq,
-                idx=r.idx,
-                name=r.name,
-                arguments=r.arguments,
-                status=CallStatus(r.status),
-                result=r.result,
-            )
-        )
+        out[r.message_seq].append(call_from_row(r))
     return out

@@ -13,7 +13,7 @@ from contextlib import suppress
 import psycopg
 
 from app.db import libpq_url
-from app.store.runs import WAKE_CHANNEL
+from app.store.notify import WAKE_CHANNEL
 
 log = logging.getLogger("perdure.wakeups")
 

@@ -29,7 +29,7 @@ from app.engine.loop import AgentLoop, RetryPolicy, RunStopped, StopReason
 from app.errors import LeaseLost
 from app.providers.registry import build_model
 from app.settings import Settings
-from app.store import leases, run_state
+from app.store import approvals, leases, run_state
 from app.store.wakeups import listen
 from app.tools.dispatch import ToolDispatcher
 from app.tools.http_tool import HttpTools
@@ -169,7 +169,14 @@ class WorkerPool:
     # -- claiming ------------------------------------------------------------------------
 
     async def _claim_loop(self) -> None:
+        last_expiry = 0.0
         while not self._draining.is_set():
+            if time.monotonic() - last_expiry >= self.settings.poll_interval_s:
+                last_expiry = time.monotonic()
+                try:
+                    await approvals.expire_due(self.engine.begin)
+                except DB_UNAVAILABLE as exc:
+                    log.warning("approval expiry failed: %s", type(exc).__name__)
             free = self.concurrency - len(self._tasks)
             claimed = 0
             if free > 0:

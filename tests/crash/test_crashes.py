@@ -281,3 +281,38 @@ async def test_sigterm__hands_the_run_back_for_another_worker_at_once(
     assert took < 15, f"took {took:.1f}s: the lease was not handed back"
     assert Counter(c.arguments["label"] for c in tools.calls) == {"t": 1, "u": 1}
     assert rows(database_url, "SELECT claims FROM runs") == [(2,)]
+
+
+async def test_sigkill_during_approved_call__it_is_never_run_again(
+    api: httpx.AsyncClient, database_url: str, tmp_path: Path
+) -> None:
+    """Guarantee 4: an approved call runs at most once. Its start is checkpointed before
+    it runs; the worker dies during it; the resumed run records `interrupted` instead."""
+    call_log = tmp_path / "model.log"
+    with tool_server() as tools, workers(tmp_path, database_url, call_log) as start:
+        gated = {**http_tool("pay", tools.url), "needs_approval": True}
+        run_id = await define_and_send(
+            api,
+            agent(
+                "once",
+                [calls(("pay", {"label": "p", "hold": True})), {"text": "checked"}],
+                [gated],
+            ),
+            "once-1",
+        )
+        first = start()
+        run = await wait_status(api, run_id, {"awaiting_approval"}, timeout=30)
+        approval = run["pending_approvals"][0]["id"]
+        decided = await api.post(f"/v1/approvals/{approval}/decision", json={"approved": True})
+        assert decided.status_code == 200
+        await asyncio.to_thread(tools.wait_for, labelled("p"))
+        assert rows(database_url, "SELECT status FROM tool_calls") == [("running",)]
+        first.kill()  # SIGKILL during the approved call
+        start()
+        done = await wait_status(api, run_id, {"finished"}, timeout=30)
+
+    assert done["output"] == "checked"
+    assert len(tools.calls) == 1, "an approved call must not run twice"
+    status, result = rows(database_url, "SELECT status, result FROM tool_calls")[0]
+    assert status == "interrupted"
+    assert result["error"] == "interrupted"

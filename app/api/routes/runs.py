@@ -11,6 +11,7 @@ from app import errors
 from app.api.deps import EngineDep
 from app.api.problems import responses
 from app.api.schemas import MAX_PAGE, RunOut, RunPage, check_session_id
+from app.api.views import run_out, runs_out
 from app.store import runs as store
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"])
@@ -45,13 +46,14 @@ async def list_runs(
             cursor=cursor,
             limit=limit,
         )
-    return RunPage(items=[RunOut.of(r) for r in records], next_cursor=next_cursor)
+        items = await runs_out(conn, records)
+    return RunPage(items=items, next_cursor=next_cursor)
 
 
 @router.get("/{run_id}", response_model=RunOut, responses=responses(errors.NotFound))
 async def get_run(run_id: UUID, engine: EngineDep) -> RunOut:
     async with engine.connect() as conn:
-        return RunOut.of(await store.get_run(conn, run_id))
+        return await run_out(conn, await store.get_run(conn, run_id))
 
 
 @router.post(
@@ -63,7 +65,7 @@ async def cancel_run(run_id: UUID, engine: EngineDep) -> RunOut:
     """Cancel a run. A run that has started stops within a heartbeat: its unsettled calls
     get a `cancelled` result and it ends `cancelled`. The session can take new input."""
     async with engine.begin() as conn:
-        return RunOut.of(await store.request_cancel(conn, run_id))
+        return await run_out(conn, await store.request_cancel(conn, run_id))
 
 
 @router.post(

@@ -22,6 +22,7 @@ from app.api.schemas import (
     ToolCallOut,
     check_session_id,
 )
+from app.api.views import run_out
 from app.domain.run import PAUSED, TERMINAL, Message
 from app.store import runs as run_store
 from app.store import sessions as session_store
@@ -76,7 +77,8 @@ async def send(
     if wait:
         run = await wait_for_rest(engine, run.id, min(wait, settings.max_wait_s))
     response.status_code = 200 if run.status in SETTLED_OR_PAUSED else 202
-    return RunOut.of(run)
+    async with engine.connect() as conn:
+        return await run_out(conn, run)
 
 
 async def wait_for_rest(engine: EngineDep, run_id: UUID, wait_s: float) -> run_store.RunRecord:

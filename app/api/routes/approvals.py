@@ -1,0 +1,75 @@
+"""Approvals: the approval UI's queue, one approval, and the decision."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+from uuid import UUID
+
+from fastapi import APIRouter, Query
+
+from app import errors
+from app.api.deps import EngineDep
+from app.api.problems import responses
+from app.api.schemas import MAX_PAGE, ApprovalOut, ApprovalPage, DecisionIn, check_session_id
+from app.store import approvals as store
+
+router = APIRouter(prefix="/v1/approvals", tags=["approvals"])
+
+
+@router.get("", response_model=ApprovalPage, responses=responses(errors.SessionIdInvalid))
+async def list_approvals(
+    engine: EngineDep,
+    status: Literal["pending", "approved", "rejected", "expired", "orphaned"] | None = None,
+    session_id: Annotated[str | None, Query(max_length=200)] = None,
+    run_id: UUID | None = None,
+    cursor: Annotated[str | None, Query(max_length=500)] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
+) -> ApprovalPage:
+    """Approvals oldest first: `?status=pending` is the queue a human works through."""
+    if session_id is not None:
+        check_session_id(session_id)
+    async with engine.connect() as conn:
+        records, next_cursor = await store.list_approvals(
+            conn,
+            status=status,
+            session_id=session_id,
+            run_id=run_id,
+            cursor=cursor,
+            limit=limit,
+        )
+    return ApprovalPage(items=[ApprovalOut.of(r) for r in records], next_cursor=next_cursor)
+
+
+@router.get("/{approval_id}", response_model=ApprovalOut, responses=responses(errors.NotFound))
+async def get_approval(approval_id: UUID, engine: EngineDep) -> ApprovalOut:
+    """The gated call (tool, arguments), its run and session, and when it was asked."""
+    async with engine.connect() as conn:
+        return ApprovalOut.of(await store.get_approval(conn, approval_id))
+
+
+@router.post(
+    "/{approval_id}/decision",
+    response_model=ApprovalOut,
+    responses=responses(
+        errors.NotFound,
+        errors.ApprovalAlreadyDecided,
+        errors.ApprovalOrphaned,
+        errors.ApprovalArgumentsInvalid,
+    ),
+)
+async def decide(approval_id: UUID, body: DecisionIn, engine: EngineDep) -> ApprovalOut:
+    """Approve or reject a gated call, optionally editing its arguments.
+
+    The decision is durable when this answers. It never runs the tool: when the batch's
+    last approval is decided the run is queued and a worker continues it.
+    """
+    decision = store.Decision(body.approved, body.reason, body.arguments)
+    async with engine.begin() as conn:
+        record, withdrawn = await store.decide(conn, approval_id, decision)
+    if withdrawn:  # committed above, so the withdrawal sticks
+        raise errors.ApprovalOrphaned(
+            "the run no longer waits on this approval; it was withdrawn",
+            approval_id=str(approval_id),
+            run_id=str(record.run_id),
+        )
+    return ApprovalOut.of(record)

@@ -1,0 +1,301 @@
+"""Approvals: list, read, decide, expire, withdraw.
+
+A decision is bound to (run, tool_call_id) and applied with a compare-and-set: it counts
+only while the run still waits on exactly this approval. Locks are always taken run
+first, then approval (as cancel does), so deciding and cancelling cannot deadlock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from jsonschema import Draft202012Validator
+from sqlalchemy import Row, func, select, text, tuple_, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app import errors
+from app.domain.run import ApprovalStatus, RunStatus
+from app.store import agents as agent_store
+from app.store.cursors import decode_cursor, encode_cursor
+from app.store.notify import NOTIFY
+from app.store.tables import approvals, runs, sessions, tool_calls
+
+
+@dataclass(frozen=True)
+class ApprovalRecord:
+    id: UUID
+    status: ApprovalStatus
+    session_id: str
+    run_id: UUID
+    tool_call_id: str
+    tool: str
+    arguments: Any
+    decision: dict[str, Any] | None
+    expires_at: datetime | None
+    created_at: datetime
+    decided_at: datetime | None
+
+    @classmethod
+    def from_row(cls, row: Row[Any]) -> ApprovalRecord:
+        return cls(
+            id=row.id,
+            status=ApprovalStatus(row.status),
+            session_id=row.session_id,
+            run_id=row.run_id,
+            tool_call_id=row.tool_call_id,
+            tool=row.request["tool"],
+            arguments=row.request["arguments"],
+            decision=row.decision,
+            expires_at=row.expires_at,
+            created_at=row.created_at,
+            decided_at=row.decided_at,
+        )
+
+
+@dataclass(frozen=True)
+class Decision:
+    approved: bool
+    reason: str | None = None
+    arguments: dict[str, Any] | None = None
+
+
+async def get_approval(conn: AsyncConnection, approval_id: UUID) -> ApprovalRecord:
+    row = (await conn.execute(select(approvals).where(approvals.c.id == approval_id))).first()
+    if row is None:
+        raise errors.ApprovalNotFound(f"no approval {approval_id}", approval_id=str(approval_id))
+    return ApprovalRecord.from_row(row)
+
+
+async def decide(
+    conn: AsyncConnection, approval_id: UUID, decision: Decision
+) -> tuple[ApprovalRecord, bool]:
+    """Record a human's decision; queue the run when it was the batch's last one.
+
+    Returns (approval, withdrawn). `withdrawn` is True when the run no longer waits on the
+    approval: it was orphaned instead of decided, and the caller must commit that before
+    answering 409 APPROVAL_ORPHANED (so the withdrawal sticks).
+
+    Raises:
+        ApprovalNotFound, ApprovalAlreadyDecided, ApprovalOrphaned (withdrawn earlier),
+        ApprovalArgumentsInvalid (nothing changes: it stays pending).
+    """
+    record = await get_approval(conn, approval_id)
+    run = (
+        await conn.execute(
+            select(runs.c.id, runs.c.status, runs.c.agent_version, sessions.c.agent_id)
+            .join(sessions, sessions.c.id == runs.c.session_id)
+            .where(runs.c.id == record.run_id)
+            .with_for_update(of=runs)
+        )
+    ).first()
+    locked = (
+        await conn.execute(select(approvals).where(approvals.c.id == approval_id).with_for_update())
+    ).one()
+    record = ApprovalRecord.from_row(locked)
+    if record.status is ApprovalStatus.ORPHANED:
+        raise errors.ApprovalOrphaned(
+            "the run no longer waits on this approval; it was withdrawn",
+            approval_id=str(approval_id),
+            run_id=str(record.run_id),
+        )
+    if record.status is not ApprovalStatus.PENDING:
+        raise errors.ApprovalAlreadyDecided(
+            f"this approval was already {record.status.value}",
+            approval_id=str(approval_id),
+            status=record.status.value,
+            decision=record.decision,
+        )
+    call = (
+        await conn.execute(
+            select(tool_calls.c.status, tool_calls.c.approval_id).where(
+                tool_calls.c.session_id == record.session_id,
+                tool_calls.c.tool_call_id == record.tool_call_id,
+            )
+        )
+    ).first()
+    if (
+        run is None
+        or run.status != RunStatus.AWAITING_APPROVAL.value
+        or call is None
+        or call.approval_id != record.id
+        or call.status != "pending"
+    ):
+        await _set_status(conn, [approval_id], ApprovalStatus.ORPHANED, None)
+        return await get_approval(conn, approval_id), True
+
+    if decision.arguments is not None:
+        agent = await agent_store.get_agent(conn, run.agent_id, run.agent_version)
+        tool = agent.definition.tool(record.tool)
+        if tool is not None:
+            _check_arguments(tool.input_schema, decision.arguments)
+    status = ApprovalStatus.APPROVED if decision.approved else ApprovalStatus.REJECTED
+    await _set_status(
+        conn,
+        [approval_id],
+        status,
+        {
+            "approved": decision.approved,
+            "reason": decision.reason,
+            "arguments": decision.arguments,
+        },
+    )
+    await _queue_if_all_decided(conn, record.run_id)
+    return await get_approval(conn, approval_id), False
+
+
+def _check_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> None:
+    problems = sorted(Draft202012Validator(schema).iter_errors(arguments), key=str)
+    if problems:
+        first = problems[0]
+        path = ["body", "arguments", *(str(p) for p in first.absolute_path)]
+        raise errors.ApprovalArgumentsInvalid(
+            f"{'.'.join(path)}: {first.message}",
+            errors=[
+                {
+                    "loc": ["body", "arguments", *(str(p) for p in e.absolute_path)],
+                    "msg": e.message,
+                    "type": "json_schema",
+                }
+                for e in problems[:10]
+            ],
+        )
+
+
+async def _set_status(
+    conn: AsyncConnection,
+    ids: list[UUID],
+    status: ApprovalStatus,
+    decision: dict[str, Any] | None,
+) -> None:
+    values: dict[str, Any] = {"status": status.value, "decided_at": func.clock_timestamp()}
+    if decision is not None:
+        values["decision"] = decision
+    await conn.execute(update(approvals).where(approvals.c.id.in_(ids)).values(values))
+
+
+async def _queue_if_all_decided(conn: AsyncConnection, run_id: UUID) -> None:
+    waiting = (
+        await conn.execute(
+            select(func.count()).where(
+                approvals.c.run_id == run_id, approvals.c.status == ApprovalStatus.PENDING.value
+            )
+        )
+    ).scalar_one()
+    if waiting:
+        return
+    queued = (
+        await conn.execute(
+            update(runs)
+            .where(runs.c.id == run_id, runs.c.status == RunStatus.AWAITING_APPROVAL.value)
+            .values(status=RunStatus.QUEUED.value, not_before=func.now(), updated_at=func.now())
+            .returning(runs.c.id)
+        )
+    ).first()
+    if queued is not None:
+        await conn.execute(NOTIFY)
+
+
+async def withdraw_for_runs(conn: AsyncConnection, run_ids: list[UUID]) -> None:
+    """Orphan the pending approvals of runs that will never wait on them again."""
+    await conn.execute(
+        update(approvals)
+        .where(approvals.c.run_id.in_(run_ids), approvals.c.status == "pending")
+        .values(status=ApprovalStatus.ORPHANED.value, decided_at=func.clock_timestamp())
+    )
+
+
+async def withdraw_for_session(conn: AsyncConnection, session_id: str) -> None:
+    await conn.execute(
+        update(approvals)
+        .where(approvals.c.session_id == session_id, approvals.c.status == "pending")
+        .values(status=ApprovalStatus.ORPHANED.value, decided_at=func.clock_timestamp())
+    )
+
+
+DUE = text("""
+SELECT DISTINCT run_id FROM approvals
+ WHERE status = 'pending' AND expires_at < clock_timestamp()
+ LIMIT :limit
+""")
+
+
+async def expire_due(engine_begin: Any, limit: int = 100) -> int:
+    """Reject every pending approval past its `expires_at`; queue runs left with none.
+
+    Each run is handled in its own transaction, run locked first (the order decide uses).
+    `engine_begin` is `AsyncEngine.begin`. Returns how many runs were touched.
+    """
+    async with engine_begin() as conn:
+        run_ids = [row.run_id for row in await conn.execute(DUE, {"limit": limit})]
+    for run_id in run_ids:
+        async with engine_begin() as conn:
+            await conn.execute(select(runs.c.id).where(runs.c.id == run_id).with_for_update())
+            expired = (
+                await conn.execute(
+                    update(approvals)
+                    .where(
+                        approvals.c.run_id == run_id,
+                        approvals.c.status == "pending",
+                        approvals.c.expires_at < func.clock_timestamp(),
+                    )
+                    .values(
+                        status=ApprovalStatus.EXPIRED.value,
+                        decided_at=func.clock_timestamp(),
+                        decision={"approved": False, "reason": "the approval expired"},
+                    )
+                    .returning(approvals.c.id)
+                )
+            ).all()
+            if expired:
+                await _queue_if_all_decided(conn, run_id)
+    return len(run_ids)
+
+
+async def pending_for_runs(
+    conn: AsyncConnection, run_ids: list[UUID]
+) -> dict[UUID, list[ApprovalRecord]]:
+    out: dict[UUID, list[ApprovalRecord]] = {run_id: [] for run_id in run_ids}
+    if not run_ids:
+        return out
+    rows = await conn.execute(
+        select(approvals)
+        .where(approvals.c.run_id.in_(run_ids), approvals.c.status == "pending")
+        .order_by(approvals.c.created_at, approvals.c.id)
+    )
+    for row in rows:
+        out[row.run_id].append(ApprovalRecord.from_row(row))
+    return out
+
+
+async def list_approvals(
+    conn: AsyncConnection,
+    *,
+    status: str | None,
+    session_id: str | None,
+    run_id: UUID | None,
+    cursor: str | None,
+    limit: int,
+) -> tuple[list[ApprovalRecord], str | None]:
+    """Oldest first (a queue for humans), keyset-paginated on (created_at, id)."""
+    query = select(approvals)
+    if status is not None:
+        query = query.where(approvals.c.status == status)
+    if session_id is not None:
+        query = query.where(approvals.c.session_id == session_id)
+    if run_id is not None:
+        query = query.where(approvals.c.run_id == run_id)
+    if cursor is not None:
+        created, last_id = decode_cursor(cursor)
+        query = query.where(
+            tuple_(approvals.c.created_at, approvals.c.id) > tuple_(created, last_id)
+        )
+    query = query.order_by(approvals.c.created_at, approvals.c.id).limit(limit + 1)
+    records = [ApprovalRecord.from_row(r) for r in await conn.execute(query)]
+    next_cursor = None
+    if len(records) > limit:
+        records = records[:limit]
+        next_cursor = encode_cursor(records[-1].created_at, records[-1].id)
+    return records, next_cursor
