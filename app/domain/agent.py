@@ -77,10 +77,49 @@ class ScriptedModel(Strict):
     script: list[ScriptReply] = Field(min_length=1, max_length=MAX_SCRIPT)
 
 
-ModelSpec = Annotated[ScriptedModel, Field(discriminator="provider")]
+ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"
+
+
+class RemoteModel(Strict):
+    """A model behind an HTTP API. The key is read from the worker's environment at call
+    time (`api_key_env` names the variable): it is never stored, logged or returned."""
+
+    name: str = Field(min_length=1, max_length=200, description="The provider's model name.")
+    base_url: str = Field(pattern=r"^https?://", max_length=2000)
+    api_key_env: str | None = Field(default=None, pattern=ENV_NAME)
+    params: dict[str, Any] = Field(
+        default_factory=dict, description="Extra body fields (temperature, max_tokens, ...)."
+    )
+    timeout_s: float = Field(default=120.0, gt=0, le=3600)
+
+
+class OpenAIModel(RemoteModel):
+    """Chat Completions wire format: OpenAI, vLLM, Ollama, LiteLLM. `base_url` ends in
+    `/v1`; `/chat/completions` is appended."""
+
+    provider: Literal["openai"]
+    base_url: str = Field(
+        default="https://api.openai.com/v1", pattern=r"^https?://", max_length=2000
+    )
+
+
+class AnthropicModel(RemoteModel):
+    """Messages API wire format. `base_url` is the bare host; `/v1/messages` is appended."""
+
+    provider: Literal["anthropic"]
+    base_url: str = Field(
+        default="https://api.anthropic.com", pattern=r"^https?://", max_length=2000
+    )
+
+
+ModelSpec = Annotated[ScriptedModel | OpenAIModel | AnthropicModel, Field(discriminator="provider")]
 
 
 # -- tools -------------------------------------------------------------------------------
+
+
+class EnvValue(Strict):
+    env: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 
 
 class HttpExecutor(Strict):
@@ -91,6 +130,12 @@ class HttpExecutor(Strict):
     timeout_s: float = Field(default=30.0, gt=0, le=600)
     max_retries: int = Field(default=2, ge=0, le=10)
     max_response_bytes: int = Field(default=1_048_576, ge=1024, le=16_777_216)
+    headers: dict[str, str | EnvValue] = Field(
+        default_factory=dict,
+        description='Extra request headers; a value {"env": "NAME"} is read from the '
+        "worker's environment at call time, so secrets never sit in the definition.",
+        max_length=32,
+    )
 
 
 class PythonExecutor(Strict):
@@ -100,7 +145,14 @@ class PythonExecutor(Strict):
     path: str = Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$", max_length=300)
 
 
-Executor = Annotated[HttpExecutor | PythonExecutor, Field(discriminator="type")]
+class ClientExecutor(Strict):
+    """The caller runs the tool: the run pauses as `awaiting_tool_results` until the
+    outputs are posted to `POST /v1/runs/{id}/tool-results`."""
+
+    type: Literal["client"]
+
+
+Executor = Annotated[HttpExecutor | PythonExecutor | ClientExecutor, Field(discriminator="type")]
 
 
 class ToolSpec(Strict):

@@ -225,7 +225,7 @@ class WorkerPool:
             loop = AgentLoop(
                 loaded.state,
                 loaded.agent,
-                build_model(loaded.agent.model),
+                build_model(loaded.agent.model, self.http),
                 self.tools,
                 FencedJournal(self.engine, run_id, control.lease_token),
                 control,
