@@ -46,6 +46,18 @@ class ApprovalArgumentsInvalid(AppError):
     pass
 
 
+class RunNotAwaitingToolResults(AppError):
+    pass
+
+
+class ToolResultAlreadyRecorded(AppError):
+    pass
+
+
+class UnknownToolCall(AppError):
+    pass
+
+
 class AgentExists(AppError):
     pass
 

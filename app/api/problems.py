@@ -56,6 +56,13 @@ PROBLEMS: dict[type[errors.AppError], Problem] = {
     errors.ApprovalArgumentsInvalid: Problem(
         422, "VALIDATION_FAILED", "The edited arguments do not fit the tool's schema"
     ),
+    errors.RunNotAwaitingToolResults: Problem(
+        409, "RUN_NOT_AWAITING_TOOL_RESULTS", "The run does not await tool results"
+    ),
+    errors.ToolResultAlreadyRecorded: Problem(
+        409, "TOOL_RESULT_ALREADY_RECORDED", "The call already has its result"
+    ),
+    errors.UnknownToolCall: Problem(422, "VALIDATION_FAILED", "Unknown tool call"),
     errors.RunNotResumable: Problem(409, "RUN_NOT_RESUMABLE", "The run cannot be resumed"),
     errors.RunNotCancellable: Problem(409, "RUN_NOT_CANCELLABLE", "The run has already ended"),
     errors.InvalidDefinition: Problem(422, "VALIDATION_FAILED", "Invalid agent definition"),

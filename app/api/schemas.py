@@ -6,7 +6,7 @@ import re
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from app import errors
 from app.domain.agent import ID_PATTERN, AgentDefinition, Strict
@@ -14,6 +14,7 @@ from app.store.agents import AgentVersion
 from app.store.approvals import ApprovalRecord
 from app.store.runs import RunRecord
 from app.store.sessions import SessionRecord
+from app.store.tool_outputs import AwaitedCall
 
 SESSION_ID = re.compile(ID_PATTERN)
 MAX_INPUT_MESSAGES = 100
@@ -88,6 +89,11 @@ class Usage(BaseModel):
     output_tokens: int = 0
     model_calls: int = 0
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
 
 class PendingApproval(BaseModel):
     id: str
@@ -125,8 +131,17 @@ class RunOut(BaseModel):
     finished_at: datetime | None
 
     @classmethod
-    def of(cls, run: RunRecord, approvals: list[ApprovalRecord] | None = None) -> RunOut:
+    def of(
+        cls,
+        run: RunRecord,
+        approvals: list[ApprovalRecord] | None = None,
+        awaited: list[AwaitedCall] | None = None,
+    ) -> RunOut:
         return cls(
+            pending_tool_calls=[
+                PendingToolCall(tool_call_id=c.tool_call_id, name=c.name, arguments=c.arguments)
+                for c in awaited or []
+            ],
             pending_approvals=[
                 PendingApproval(
                     id=str(a.id),
@@ -155,6 +170,16 @@ class RunOut(BaseModel):
             updated_at=run.updated_at,
             finished_at=run.finished_at,
         )
+
+
+class ToolOutputIn(Strict):
+    tool_call_id: str = Field(max_length=200)
+    output: Any = Field(description="The tool's result: any JSON.")
+    is_error: bool = False
+
+
+class ToolResultsIn(Strict):
+    results: list[ToolOutputIn] = Field(min_length=1, max_length=64)
 
 
 class RunPage(BaseModel):

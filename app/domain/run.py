@@ -98,6 +98,14 @@ class Approval:
 
 
 @dataclass
+class ClientOutput:
+    """What the caller posted for a client tool's call."""
+
+    output: Any
+    is_error: bool = False
+
+
+@dataclass
 class NewApproval:
     id: str
     tool_call_id: str
@@ -117,6 +125,7 @@ class ToolCall:
     status: CallStatus = CallStatus.PENDING
     result: Any = None
     approval: Approval | None = None
+    client_output: ClientOutput | None = None
 
     @property
     def settled(self) -> bool:

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from jsonschema import Draft202012Validator
 
-from app.domain.agent import AgentDefinition, ToolSpec, needs_approval
+from app.domain.agent import AgentDefinition, ClientExecutor, ToolSpec, needs_approval
 from app.domain.run import (
     ApprovalStatus,
     CallStatus,
@@ -98,6 +98,21 @@ class Runnable:
     arguments: Any
     # A human approved it: record its start before it runs, and never run it twice.
     at_most_once: bool = False
+
+
+@dataclass(frozen=True)
+class Gated:
+    """Needs a human's decision first."""
+
+    call: ToolCall
+    tool: ToolSpec
+
+
+@dataclass(frozen=True)
+class AwaitingOutput:
+    """A client tool's call: the caller runs it and posts the output."""
+
+    call: ToolCall
 
 
 def new_call_id() -> str:
@@ -279,52 +294,61 @@ class AgentLoop:
     async def _run_batch(self, calls: list[ToolCall]) -> RunStatus | None:
         """Run a turn's unsettled calls, saving each result as it settles (settle order).
 
-        Returns AWAITING_APPROVAL when some calls wait for a human (the others have run and
-        been saved by then), else None.
+        Calls that wait for a human or for the caller do not block the others: those run
+        and are saved first, then the run pauses once (approvals before client outputs).
+        Returns the paused status, or None when every call has its result.
         """
-        immediate: list[Settlement] = []
-        runnable: list[Runnable] = []
-        gated: list[tuple[ToolCall, ToolSpec]] = []
-        for call in calls:
-            if call.status is CallStatus.RUNNING:
-                # An approved call whose worker died mid-call: never run it again.
-                immediate.append(Settlement(call.id, CallStatus.INTERRUPTED, INTERRUPTED))
-                continue
-            tool = self.agent.tool(call.name)
-            problem = self._argument_problem(call, tool)
-            if problem is not None:
-                immediate.append(Settlement(call.id, CallStatus.ERROR, problem.result))
-                continue
-            assert tool is not None
-            if not needs_approval(tool, call.arguments):
-                runnable.append(Runnable(call, tool, call.arguments))
-                continue
+        plan = [self._classify(call) for call in calls]
+        immediate = [p for p in plan if isinstance(p, Settlement)]
+        if immediate:
+            await self._commit(RunStatus.RUNNING, settlements=immediate)
+        runnable = [p for p in plan if isinstance(p, Runnable)]
+        if runnable:
+            await self._execute(runnable)
+        gated = [p for p in plan if isinstance(p, Gated)]
+        if gated:
+            await self._pause_for_approval(gated)
+            return RunStatus.AWAITING_APPROVAL
+        if any(isinstance(p, AwaitingOutput) for p in plan):
+            await self._commit(RunStatus.AWAITING_TOOL_RESULTS)
+            return RunStatus.AWAITING_TOOL_RESULTS
+        return None
+
+    def _classify(self, call: ToolCall) -> Settlement | Runnable | Gated | AwaitingOutput:
+        """What to do with one unsettled call: settle it now, run it, or wait."""
+        if call.status is CallStatus.RUNNING:
+            # An approved call whose worker died mid-call: never run it again.
+            return Settlement(call.id, CallStatus.INTERRUPTED, INTERRUPTED)
+        tool = self.agent.tool(call.name)
+        problem = self._argument_problem(call, tool)
+        if problem is not None:
+            return Settlement(call.id, CallStatus.ERROR, problem.result)
+        assert tool is not None
+        arguments, at_most_once = call.arguments, False
+        if needs_approval(tool, call.arguments):
             decision = call.approval
             if decision is None or decision.status in (
                 ApprovalStatus.PENDING,
                 ApprovalStatus.ORPHANED,
             ):
-                gated.append((call, tool))
-            elif decision.status is ApprovalStatus.APPROVED:
-                arguments = decision.arguments if decision.arguments is not None else call.arguments
-                runnable.append(Runnable(call, tool, arguments, at_most_once=True))
-            else:
+                return Gated(call, tool)
+            if decision.status is not ApprovalStatus.APPROVED:
                 note = decision.reason or (
                     "the approval expired"
                     if decision.status is ApprovalStatus.EXPIRED
                     else "rejected by a human"
                 )
-                immediate.append(
-                    Settlement(call.id, CallStatus.REJECTED, {"error": "rejected", "note": note})
-                )
-        if immediate:
-            await self._commit(RunStatus.RUNNING, settlements=immediate)
-        if runnable:
-            await self._execute(runnable)
-        if gated:
-            await self._pause_for_approval(gated)
-            return RunStatus.AWAITING_APPROVAL
-        return None
+                return Settlement(call.id, CallStatus.REJECTED, {"error": "rejected", "note": note})
+            if decision.arguments is not None:
+                arguments = decision.arguments
+            at_most_once = True
+        if isinstance(tool.executor, ClientExecutor):
+            posted = call.client_output
+            if posted is None:
+                return AwaitingOutput(call)
+            status = CallStatus.ERROR if posted.is_error else CallStatus.OK
+            return Settlement(call.id, status, posted.output)
+        return Runnable(call, tool, arguments, at_most_once)
 
     def _argument_problem(self, call: ToolCall, tool: ToolSpec | None) -> ToolOutcome | None:
         if tool is None:
@@ -397,13 +421,17 @@ class AgentLoop:
         if not_started:
             raise RunStopped(StopReason.SHUTDOWN)
 
-    async def _pause_for_approval(self, gated: list[tuple[ToolCall, ToolSpec]]) -> None:
+    async def _pause_for_approval(self, gated: list[Gated]) -> None:
         """One save: an approval per gated call, the run `awaiting_approval`, lease released."""
         approvals = [
             NewApproval(
-                str(uuid.uuid4()), call.id, tool.name, call.arguments, tool.approval_timeout_s
+                str(uuid.uuid4()),
+                g.call.id,
+                g.tool.name,
+                g.call.arguments,
+                g.tool.approval_timeout_s,
             )
-            for call, tool in gated
+            for g in gated
         ]
         await self._commit(RunStatus.AWAITING_APPROVAL, approvals=approvals)
 

@@ -231,3 +231,17 @@ run_events = Table(
     _created(),
 )
 Index("ix_run_events_run_id", run_events.c.run_id, run_events.c.id)
+
+# Outputs of client tools as the caller posted them. The worker turns each into the
+# call's result through its fenced checkpoint; the primary key keeps one per call.
+tool_outputs = Table(
+    "tool_outputs",
+    metadata,
+    Column("session_id", Text, ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False),
+    Column("tool_call_id", Text, nullable=False),
+    Column("run_id", UUID(as_uuid=True), nullable=False),
+    Column("output", JSONB, nullable=True),
+    Column("is_error", Boolean, nullable=False, server_default=text("false")),
+    Column("submitted_at", DateTime(timezone=True), nullable=False, server_default=text("now()")),
+    PrimaryKeyConstraint("session_id", "tool_call_id"),
+)

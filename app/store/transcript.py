@@ -7,8 +7,16 @@ from typing import Any
 from sqlalchemy import Row, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from app.domain.run import Approval, ApprovalStatus, CallStatus, Entry, Message, ToolCall
-from app.store.tables import approvals, checkpoints, messages, tool_calls
+from app.domain.run import (
+    Approval,
+    ApprovalStatus,
+    CallStatus,
+    ClientOutput,
+    Entry,
+    Message,
+    ToolCall,
+)
+from app.store.tables import approvals, checkpoints, messages, tool_calls, tool_outputs
 
 
 def message_from_row(seq: int, role: str, content: Any) -> Message:
@@ -31,8 +39,15 @@ async def load_entries(
             tool_calls,
             approvals.c.status.label("approval_status"),
             approvals.c.decision.label("approval_decision"),
+            tool_outputs.c.output.label("client_output"),
+            tool_outputs.c.is_error.label("client_is_error"),
         )
         .outerjoin(approvals, approvals.c.id == tool_calls.c.approval_id)
+        .outerjoin(
+            tool_outputs,
+            (tool_outputs.c.session_id == tool_calls.c.session_id)
+            & (tool_outputs.c.tool_call_id == tool_calls.c.tool_call_id),
+        )
         .where(tool_calls.c.session_id == session_id, tool_calls.c.seq > after_seq)
         .order_by(tool_calls.c.seq)
     )
@@ -59,7 +74,15 @@ def call_from_row(r: Row[Any]) -> ToolCall:
         status=CallStatus(r.status),
         result=r.result,
         approval=_approval(r.approval_id, approval_status, getattr(r, "approval_decision", None)),
+        client_output=_client_output(r),
     )
+
+
+def _client_output(r: Row[Any]) -> ClientOutput | None:
+    is_error = getattr(r, "client_is_error", None)
+    if is_error is None:  # no output posted (or not loaded by this query)
+        return None
+    return ClientOutput(getattr(r, "client_output", None), bool(is_error))
 
 
 def _approval(approval_id: Any, status: str | None, decision: Any) -> Approval | None:

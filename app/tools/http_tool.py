@@ -11,15 +11,32 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 from typing import Any
 
 import httpx
 
-from app.domain.agent import HttpExecutor, ToolSpec
+from app.domain.agent import EnvValue, HttpExecutor, ToolSpec
 from app.tools.base import ToolContext, ToolOutcome
 
 RETRY_BASE_S = 0.2
+
+
+def missing_header_variables(executor: HttpExecutor) -> list[str]:
+    return [
+        value.env
+        for value in executor.headers.values()
+        if isinstance(value, EnvValue) and value.env not in os.environ
+    ]
+
+
+def resolve_headers(executor: HttpExecutor) -> dict[str, str]:
+    """Header values, reading `{"env": NAME}` ones from the environment at call time."""
+    return {
+        name: value if isinstance(value, str) else os.environ.get(value.env, "")
+        for name, value in executor.headers.items()
+    }
 
 
 class HttpTools:
@@ -38,10 +55,16 @@ class HttpTools:
             "arguments": arguments,
         }
         headers = {
+            **resolve_headers(executor),
             "Idempotency-Key": context.tool_call_id,
             "Perdure-Lease-Token": str(context.lease_token),
             "Perdure-Run-Id": str(context.run_id),
         }
+        missing = missing_header_variables(executor)
+        if missing:
+            return ToolOutcome.error(
+                "configuration", f"environment variable {missing[0]} is not set on the worker"
+            )
         last: ToolOutcome | None = None
         for attempt in range(executor.max_retries + 1):
             if attempt:

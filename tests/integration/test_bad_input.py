@@ -134,3 +134,19 @@ async def test_runs__unknown_or_malformed_ids(api: httpx.AsyncClient) -> None:
     assert_problem(await api.post(f"/v1/runs/{unknown}/cancel"), 404, "NOT_FOUND")
     assert_problem(await api.post(f"/v1/runs/{unknown}/resume"), 404, "NOT_FOUND")
     assert_problem(await api.get("/v1/runs/not-a-uuid"), 422, "VALIDATION_FAILED")
+
+
+async def test_agent__missing_api_key_variable_is_422_at_definition_time(
+    api: httpx.AsyncClient,
+) -> None:
+    model = {
+        "provider": "openai",
+        "name": "gpt-x",
+        "base_url": "http://127.0.0.1:9/v1",
+        "api_key_env": "PERDURE_SURELY_UNSET_KEY",
+    }
+    body = assert_problem(
+        await api.post("/v1/agents", json={"id": "o", "model": model}), 422, "VALIDATION_FAILED"
+    )
+    assert body["errors"][0]["loc"] == ["body", "model", "api_key_env"]
+    assert "PERDURE_SURELY_UNSET_KEY" in body["detail"]

@@ -10,9 +10,10 @@ from fastapi import APIRouter, Query
 from app import errors
 from app.api.deps import EngineDep
 from app.api.problems import responses
-from app.api.schemas import MAX_PAGE, RunOut, RunPage, check_session_id
+from app.api.schemas import MAX_PAGE, RunOut, RunPage, ToolResultsIn, check_session_id
 from app.api.views import run_out, runs_out
 from app.store import runs as store
+from app.store import tool_outputs
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"])
 
@@ -78,3 +79,24 @@ async def resume_run(run_id: UUID, engine: EngineDep) -> RunOut:
     step budget; completed steps are not re-run."""
     async with engine.begin() as conn:
         return RunOut.of(await store.resume(conn, run_id))
+
+
+@router.post(
+    "/{run_id}/tool-results",
+    response_model=RunOut,
+    responses=responses(
+        errors.NotFound,
+        errors.RunNotAwaitingToolResults,
+        errors.ToolResultAlreadyRecorded,
+        errors.UnknownToolCall,
+    ),
+)
+async def post_tool_results(run_id: UUID, body: ToolResultsIn, engine: EngineDep) -> RunOut:
+    """Outputs of client tools, for some or all of the calls the run awaits.
+
+    Each call takes one output (a second is 409). Once every awaited call has its output
+    the run is queued and a worker continues it.
+    """
+    posted = [tool_outputs.PostedOutput(r.tool_call_id, r.output, r.is_error) for r in body.results]
+    async with engine.begin() as conn:
+        return await run_out(conn, await tool_outputs.post(conn, run_id, posted))

@@ -1,0 +1,283 @@
+"""Tools: client tools over HTTP, and the http executor against a real local server."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from uuid import uuid4
+
+import httpx
+import pytest
+
+from app.domain.agent import ToolSpec
+from app.tools.base import ToolContext
+from app.tools.http_tool import HttpTools
+from tests.agents import agent, calls, python_tool
+from tests.conftest import wait_status
+
+CLIENT = {"name": "lookup", "input_schema": {"type": "object"}, "executor": {"type": "client"}}
+
+
+async def define(client: httpx.AsyncClient, body: dict[str, Any]) -> None:
+    assert (await client.post("/v1/agents", json=body)).status_code == 201
+
+
+async def start(client: httpx.AsyncClient, session: str, agent_id: str) -> dict[str, Any]:
+    response = await client.post(
+        f"/v1/sessions/{session}/runs",
+        params={"wait": 15},
+        json={"agent_id": agent_id, "input": "go"},
+    )
+    run: dict[str, Any] = response.json()
+    return run
+
+
+async def post(client: httpx.AsyncClient, run_id: str, *results: dict[str, Any]) -> httpx.Response:
+    return await client.post(f"/v1/runs/{run_id}/tool-results", json={"results": list(results)})
+
+
+# -- client tools ------------------------------------------------------------------------
+
+
+async def test_client_tools__pause_take_outputs_one_each_then_continue(
+    live: httpx.AsyncClient,
+) -> None:
+    await define(
+        live,
+        agent(
+            "c",
+            [
+                calls(("lookup", {"q": 1}), ("add", {"a": 1, "b": 2}), ("lookup", {"q": 2})),
+                {"text": "thanks"},
+            ],
+            [CLIENT, python_tool("add", "add")],
+        ),
+    )
+    run = await start(live, "c-1", "c")
+    assert run["status"] == "awaiting_tool_results"
+    awaited = run["pending_tool_calls"]
+    assert [(c["name"], c["arguments"]) for c in awaited] == [
+        ("lookup", {"q": 1}),
+        ("lookup", {"q": 2}),
+    ]
+    first, second = (c["tool_call_id"] for c in awaited)
+
+    partial = await post(live, run["id"], {"tool_call_id": second, "output": {"v": "two"}})
+    assert partial.status_code == 200
+    assert [c["tool_call_id"] for c in partial.json()["pending_tool_calls"]] == [first]
+    assert partial.json()["status"] == "awaiting_tool_results"
+    again = await post(live, run["id"], {"tool_call_id": second, "output": "again"})
+    assert (again.status_code, again.json()["code"]) == (409, "TOOL_RESULT_ALREADY_RECORDED")
+
+    done = await post(live, run["id"], {"tool_call_id": first, "output": "oops", "is_error": True})
+    assert done.status_code == 200
+    finished = await wait_status(live, run["id"], {"finished"})
+    assert finished["output"] == "thanks"
+    items = (await live.get("/v1/sessions/c-1/messages")).json()["items"]
+    results = [(m["name"], m["status"], m["content"]) for m in items if m["role"] == "tool"]
+    assert results == [
+        ("lookup", "error", "oops"),
+        ("add", "ok", {"result": 3}),
+        ("lookup", "ok", {"v": "two"}),
+    ]
+
+
+async def test_client_tools__bad_posts(live: httpx.AsyncClient) -> None:
+    await define(live, agent("c2", [calls(("lookup", {})), {"text": "x"}], [CLIENT]))
+    run = await start(live, "c-2", "c2")
+    unknown = await post(live, run["id"], {"tool_call_id": "call_nope", "output": 1})
+    assert (unknown.status_code, unknown.json()["code"]) == (422, "VALIDATION_FAILED")
+    assert "call_nope" in unknown.json()["detail"]
+    empty = await live.post(f"/v1/runs/{run['id']}/tool-results", json={"results": []})
+    assert empty.status_code == 422
+    missing = await post(live, str(uuid4()), {"tool_call_id": "x", "output": 1})
+    assert missing.status_code == 404
+    call_id = run["pending_tool_calls"][0]["tool_call_id"]
+    assert (await post(live, run["id"], {"tool_call_id": call_id, "output": 1})).status_code == 200
+    await wait_status(live, run["id"], {"finished"})
+    late = await post(live, run["id"], {"tool_call_id": call_id, "output": 2})
+    assert (late.status_code, late.json()["code"]) == (409, "RUN_NOT_AWAITING_TOOL_RESULTS")
+
+
+async def test_mixed_batch__approval_client_and_server_tools_behave_as_one_batch(
+    live: httpx.AsyncClient,
+) -> None:
+    gated = {**python_tool("wire", "echo"), "needs_approval": True}
+    await define(
+        live,
+        agent(
+            "mix",
+            [calls(("wire", {}), ("lookup", {}), ("add", {"a": 2, "b": 2})), {"text": "mixed"}],
+            [gated, CLIENT, python_tool("add", "add")],
+        ),
+    )
+    run = await start(live, "mix-1", "mix")
+    assert run["status"] == "awaiting_approval"
+    await live.post(
+        f"/v1/approvals/{run['pending_approvals'][0]['id']}/decision", json={"approved": True}
+    )
+    run = await wait_status(live, run["id"], {"awaiting_tool_results"})
+    call_id = run["pending_tool_calls"][0]["tool_call_id"]
+    await post(live, run["id"], {"tool_call_id": call_id, "output": "found"})
+    done = await wait_status(live, run["id"], {"finished"})
+    assert done["output"] == "mixed"
+    items = (await live.get("/v1/sessions/mix-1/messages")).json()["items"]
+    assert [(m["name"], m["status"]) for m in items if m["role"] == "tool"] == [
+        ("wire", "ok"),
+        ("lookup", "ok"),
+        ("add", "ok"),
+    ]
+
+
+# -- http tools --------------------------------------------------------------------------
+
+
+@contextmanager
+def http_server(routes: dict[str, Any]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """A local server; each route is (status, body bytes, delay s) or a list of them."""
+    seen: list[dict[str, Any]] = []
+    lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("content-length", 0)))
+            with lock:
+                seen.append(
+                    {
+                        "path": self.path,
+                        "headers": dict(self.headers.items()),
+                        "body": json.loads(body),
+                    }
+                )
+                attempt = sum(1 for s in seen if s["path"] == self.path)
+            spec = routes[self.path]
+            status, payload, delay = (
+                spec[min(attempt, len(spec)) - 1] if isinstance(spec, list) else spec
+            )
+            time.sleep(delay)
+            try:
+                self.send_response(status)
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", seen
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def http_spec(url: str, **executor: Any) -> ToolSpec:
+    return ToolSpec.model_validate(
+        {"name": "t", "executor": {"type": "http", "url": url, **executor}}
+    )
+
+
+CONTEXT = ToolContext("call_abc", "s-1", uuid4(), 7)
+
+
+@pytest.mark.parametrize(
+    ("route", "ok", "kind"),
+    [
+        ((200, b'{"v": 1}', 0), True, None),
+        ((404, b'{"error": "no such order"}', 0), False, "http_status"),
+        ((200, b"<html>not json</html>", 0), False, "invalid_reply"),
+        ((200, b'"' + b"x" * 5000 + b'"', 0), False, "response_too_large"),
+        ([(503, b"", 0), (502, b"", 0), (200, b'{"v": 3}', 0)], True, None),
+        ([(500, b"", 0)] * 5, False, "http_status"),
+        ((200, b"{}", 1.0), False, "timeout"),
+    ],
+    ids=["ok", "4xx", "non-json", "too-large", "5xx-then-ok", "5xx-always", "timeout"],
+)
+async def test_http_tool__replies_become_results_or_readable_errors(
+    route: Any, ok: bool, kind: str | None
+) -> None:
+    with http_server({"/t": route}) as (base, seen):
+        spec = http_spec(f"{base}/t", timeout_s=0.3, max_retries=2, max_response_bytes=1024)
+        async with httpx.AsyncClient() as client:
+            outcome = await HttpTools(client).execute(spec, {"x": 1}, CONTEXT)
+    assert outcome.ok is ok, outcome
+    if kind is not None:
+        assert outcome.result["error"] == kind
+    retried = isinstance(route, list) or kind == "timeout"
+    assert len(seen) == (3 if retried else 1)
+    assert {s["headers"]["Idempotency-Key"] for s in seen} == {"call_abc"}
+    assert seen[0]["body"] == {
+        "tool_call_id": "call_abc",
+        "session_id": "s-1",
+        "run_id": str(CONTEXT.run_id),
+        "arguments": {"x": 1},
+    }
+
+
+async def test_http_tool__headers_from_environment_never_stored(
+    live: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PERDURE_TEST_TOOL_TOKEN", "s3cret-token")
+    with http_server({"/t": (200, b'{"done": true}', 0)}) as (base, seen):
+        tool = {
+            "name": "t",
+            "input_schema": {"type": "object"},
+            "executor": {
+                "type": "http",
+                "url": f"{base}/t",
+                "headers": {
+                    "Authorization": {"env": "PERDURE_TEST_TOOL_TOKEN"},
+                    "X-Team": "payments",
+                },
+            },
+        }
+        await define(live, agent("h", [calls(("t", {})), {"text": "ok"}], [tool]))
+        run = await start(live, "h-1", "h")
+    assert run["status"] == "finished"
+    headers = seen[0]["headers"]
+    assert headers["Authorization"] == "s3cret-token"
+    assert headers["X-Team"] == "payments"
+    assert int(headers["Perdure-Lease-Token"]) >= 1
+    stored = (await live.get("/v1/agents/h")).text
+    assert "s3cret-token" not in stored
+    assert "PERDURE_TEST_TOOL_TOKEN" in stored
+
+
+async def test_http_tool__missing_header_variable_is_an_error_result() -> None:
+    spec = ToolSpec.model_validate(
+        {
+            "name": "t",
+            "executor": {
+                "type": "http",
+                "url": "http://127.0.0.1:9/t",
+                "headers": {"Authorization": {"env": "PERDURE_SURELY_UNSET_VAR"}},
+            },
+        }
+    )
+    async with httpx.AsyncClient() as client:
+        outcome = await HttpTools(client).execute(spec, {}, CONTEXT)
+    assert not outcome.ok
+    assert "PERDURE_SURELY_UNSET_VAR" in outcome.result["message"]
+
+
+async def test_python_tool__receives_arguments_and_context(live: httpx.AsyncClient) -> None:
+    await define(
+        live,
+        agent("py", [calls(("echo", {"k": "v"})), {"text": "ok"}], [python_tool("echo", "echo")]),
+    )
+    run = await start(live, "py-1", "py")
+    items = (await live.get("/v1/sessions/py-1/messages")).json()["items"]
+    result = next(m for m in items if m["role"] == "tool")
+    assert result["content"]["echo"] == {"k": "v"}
+    assert result["content"]["tool_call_id"] == result["tool_call_id"]
+    assert run["status"] == "finished"
