@@ -141,6 +141,45 @@ def cmd_migrate(args: argparse.Namespace) -> None:
     print(f"perdure: {redact(url)} is at the newest revision", flush=True)
 
 
+def cmd_prune(args: argparse.Namespace) -> None:
+    import asyncio
+
+    from app.db import create_engine
+    from app.store.retention import prune
+
+    settings = load_settings()
+    url = args.database_url or settings.database_url
+    if not url:
+        raise CliError("no database to prune: pass --database-url or set DATABASE_URL")
+
+    async def run() -> tuple[int, int, int]:
+        engine = create_engine(url, settings, pool_size=1)
+        totals = [0, 0, 0]
+        try:
+            while True:
+                async with engine.begin() as conn:
+                    done = await prune(conn, older_than_s=args.older_than_days * 86400)
+                totals = [
+                    totals[0] + done.sessions,
+                    totals[1] + done.checkpoints,
+                    totals[2] + done.events,
+                ]
+                if done.sessions == 0:
+                    return totals[0], totals[1], totals[2]
+        finally:
+            await engine.dispose()
+
+    try:
+        sessions, checkpoints, events = asyncio.run(run())
+    except (sqlalchemy.exc.OperationalError, sqlalchemy.exc.InterfaceError) as exc:
+        raise CliError(f"cannot reach the database at {redact(url)}") from exc
+    print(
+        f"perdure: pruned the history of {sessions} finished sessions "
+        f"({checkpoints} checkpoints, {events} events)",
+        flush=True,
+    )
+
+
 def cmd_openapi(args: argparse.Namespace) -> None:
     from app.main import create_app
 
@@ -173,6 +212,13 @@ def build_parser() -> argparse.ArgumentParser:
     mig = sub.add_parser("migrate", help="upgrade a database to the newest revision")
     mig.add_argument("--database-url", default=None)
     mig.set_defaults(func=cmd_migrate)
+
+    pruning = sub.add_parser(
+        "prune", help="drop checkpoints and events of sessions finished long ago"
+    )
+    pruning.add_argument("--older-than-days", type=float, required=True)
+    pruning.add_argument("--database-url", default=None)
+    pruning.set_defaults(func=cmd_prune)
 
     spec = sub.add_parser("openapi", help="print the OpenAPI contract")
     spec.set_defaults(func=cmd_openapi)

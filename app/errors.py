@@ -58,6 +58,26 @@ class UnknownToolCall(AppError):
     pass
 
 
+class CheckpointNotFound(NotFound):
+    pass
+
+
+class SessionExists(AppError):
+    pass
+
+
+class InvalidForkPatch(AppError):
+    pass
+
+
+class AgentDrift(AppError):
+    pass
+
+
+class ResumeToolMissing(AppError):
+    pass
+
+
 class AgentExists(AppError):
     pass
 

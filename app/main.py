@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from app import __version__
 from app.api import problems
 from app.api.limits import BodySizeLimit
-from app.api.routes import agents, approvals, health, runs, sessions
+from app.api.routes import agents, approvals, health, history, runs, sessions
 from app.db import create_engine
 from app.settings import Settings, get_settings
 from app.worker.pool import WorkerPool
@@ -56,6 +56,7 @@ def create_app(settings: Settings | None = None, *, pool_concurrency: int = 0) -
         health.router,
         agents.router,
         sessions.router,
+        history.router,
         runs.router,
         approvals.router,
     ):

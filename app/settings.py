@@ -44,6 +44,10 @@ class Settings(BaseSettings):
     retry_base_s: float = Field(default=1.0, gt=0)
     retry_max_s: float = Field(default=300.0, gt=0)
 
+    # Retention: workers prune the history of sessions finished longer ago than this.
+    retention_days: float | None = Field(default=None, gt=0)
+    retention_interval_s: float = Field(default=3600.0, gt=0)
+
     # Database pool of one process.
     pool_size: int = Field(default=10, ge=1)
     pool_timeout_s: float = Field(default=5.0, gt=0)

@@ -63,6 +63,13 @@ PROBLEMS: dict[type[errors.AppError], Problem] = {
         409, "TOOL_RESULT_ALREADY_RECORDED", "The call already has its result"
     ),
     errors.UnknownToolCall: Problem(422, "VALIDATION_FAILED", "Unknown tool call"),
+    errors.CheckpointNotFound: Problem(404, "CHECKPOINT_NOT_FOUND", "No such checkpoint"),
+    errors.SessionExists: Problem(409, "SESSION_EXISTS", "A session with this id exists"),
+    errors.InvalidForkPatch: Problem(422, "VALIDATION_FAILED", "The patch is not valid"),
+    errors.AgentDrift: Problem(409, "AGENT_DRIFT", "The agent changed since the session began"),
+    errors.ResumeToolMissing: Problem(
+        409, "RESUME_TOOL_MISSING", "A pending call's tool no longer exists"
+    ),
     errors.RunNotResumable: Problem(409, "RUN_NOT_RESUMABLE", "The run cannot be resumed"),
     errors.RunNotCancellable: Problem(409, "RUN_NOT_CANCELLABLE", "The run has already ended"),
     errors.InvalidDefinition: Problem(422, "VALIDATION_FAILED", "Invalid agent definition"),

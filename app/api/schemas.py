@@ -73,6 +73,14 @@ class SendRequest(Strict):
     )
     max_steps: int | None = Field(default=None, ge=1, le=1000)
     if_busy: Literal["queue", "reject", "interrupt"] = "queue"
+    agent_version: int | Literal["latest"] | None = Field(
+        default=None,
+        description="Continue under this version of the session's agent (default: the one "
+        "the session started with).",
+    )
+    on_drift: Literal["warn", "error", "ignore"] | None = Field(
+        default=None, description="What a changed definition does (default: the agent's)."
+    )
 
     def input_messages(self) -> list[dict[str, Any]]:
         if isinstance(self.input, str):
@@ -281,4 +289,102 @@ class ApprovalOut(BaseModel):
 
 class ApprovalPage(BaseModel):
     items: list[ApprovalOut]
+    next_cursor: str | None
+
+
+# -- history -----------------------------------------------------------------------------
+
+
+class CheckpointOut(BaseModel):
+    seq: int
+    step: int
+    status: str
+    saved_at: datetime
+    message_count: int
+    run_id: str
+    fingerprint: str | None
+
+
+class CheckpointPage(BaseModel):
+    items: list[CheckpointOut]
+    next_cursor: str | None
+
+
+class CheckpointDetail(CheckpointOut):
+    usage: Usage
+    messages: list[MessageOut]
+
+
+class PatchCall(Strict):
+    id: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=64)
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class PatchMessage(Strict):
+    role: Literal["system", "user", "assistant", "tool"]
+    content: Any = ""
+    tool_calls: list[PatchCall] | None = Field(default=None, max_length=64)
+    tool_call_id: str | None = Field(default=None, max_length=200)
+    is_error: bool = False
+
+
+class ToolResultPatch(Strict):
+    tool_call_id: str = Field(max_length=200)
+    result: Any
+
+
+class ForkPatchIn(Strict):
+    messages: list[PatchMessage] | None = Field(
+        default=None, max_length=5000, description="Replaces the transcript (applied first)."
+    )
+    tool_result: ToolResultPatch | None = Field(
+        default=None, description="Replaces a call's result in place, or records a missing one."
+    )
+    append_input: str | list[InputMessage] | None = Field(
+        default=None, description="A user message sent after any calls still pending."
+    )
+
+
+class ForkIn(Strict):
+    from_step: int = Field(ge=0, description="Fork from the newest save of this step.")
+    patch: ForkPatchIn | None = None
+    session_id: str | None = Field(default=None, description="Default `<id>.fork-<n>`.")
+
+
+class ForkOut(BaseModel):
+    session_id: str
+    from_step: int
+    from_checkpoint_seq: int
+    checkpoint_seq: int
+    run: RunOut
+
+
+class TrajectoryStep(BaseModel):
+    text: Any
+    tool_calls: list[dict[str, Any]]
+
+
+class Trajectory(BaseModel):
+    session_id: str
+    finish_reason: str | None
+    steps: list[TrajectoryStep]
+
+
+class CompareOut(BaseModel):
+    a: Trajectory
+    b: Trajectory
+    diverged_at: int | None = Field(description="First step that differs, call ids aside.")
+    drift: dict[str, Any]
+
+
+class EventOut(BaseModel):
+    id: int
+    type: str
+    data: dict[str, Any]
+    created_at: datetime
+
+
+class EventPage(BaseModel):
+    items: list[EventOut]
     next_cursor: str | None

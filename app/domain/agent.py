@@ -225,3 +225,23 @@ def fingerprint(definition: AgentDefinition) -> dict[str, Any]:
     }
     parts["digest"] = _digest(parts)
     return parts
+
+
+def drift(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """What changed between two fingerprints; empty when nothing did."""
+    changes: dict[str, Any] = {}
+    if old.get("model") != new.get("model"):
+        changes["model"] = {"from": old.get("model"), "to": new.get("model")}
+    old_tools, new_tools = old.get("tools", {}), new.get("tools", {})
+    added = sorted(set(new_tools) - set(old_tools))
+    removed = sorted(set(old_tools) - set(new_tools))
+    changed = sorted(t for t in set(old_tools) & set(new_tools) if old_tools[t] != new_tools[t])
+    if added:
+        changes["tools_added"] = added
+    if removed:
+        changes["tools_removed"] = removed
+    if changed:
+        changes["tools_changed"] = changed
+    if old.get("instructions") != new.get("instructions"):
+        changes["instructions"] = True
+    return changes

@@ -230,3 +230,4 @@ class CheckpointWrite:
     last_error: dict[str, Any] | None = None
     delay_s: float = 0.0
     save: bool = True
+    fingerprint: str | None = None

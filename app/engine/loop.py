@@ -23,7 +23,13 @@ from typing import Any, Protocol
 
 from jsonschema import Draft202012Validator
 
-from app.domain.agent import AgentDefinition, ClientExecutor, ToolSpec, needs_approval
+from app.domain.agent import (
+    AgentDefinition,
+    ClientExecutor,
+    ToolSpec,
+    fingerprint,
+    needs_approval,
+)
 from app.domain.run import (
     ApprovalStatus,
     CallStatus,
@@ -151,6 +157,7 @@ class AgentLoop:
         self._validators = {t.name: Draft202012Validator(t.input_schema) for t in agent.tools}
         self._messages: list[dict[str, Any]] = []
         self._messages_upto = 0
+        self._fingerprint = str(fingerprint(agent)["digest"])
         # Saves of one run are strictly sequential: each takes the next checkpoint seq.
         self._save_lock = asyncio.Lock()
 
@@ -468,6 +475,7 @@ class AgentLoop:
                 usage=fields.pop("usage", state.usage),
                 message_count=0,
                 save=save,
+                fingerprint=self._fingerprint,
                 **fields,
             )
             write.message_count = (

@@ -127,9 +127,9 @@ WITH fence AS (
      WHERE t.session_id = f.session_id AND t.tool_call_id = n.tool_call_id
 ), saved AS (
     INSERT INTO checkpoints (session_id, seq, run_id, step, status, usage, message_count,
-                             saved_at)
+                             saved_at, fingerprint)
     SELECT f.session_id, :checkpoint_seq, :run_id, :steps, :status, CAST(:usage AS jsonb),
-           :message_count, clock_timestamp()
+           :message_count, clock_timestamp(), CAST(:fingerprint AS text)
       FROM fence f
      WHERE :save
 )
@@ -190,6 +190,7 @@ async def write_checkpoint(
         "checkpoint_seq": write.checkpoint_seq,
         "message_count": write.message_count,
         "save": write.save,
+        "fingerprint": write.fingerprint,
         "messages": _json(
             [
                 {

@@ -18,12 +18,14 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import errors
+from app.domain.agent import drift
 from app.domain.run import ACTIVE, PAUSED, TERMINAL, RunStatus
 from app.store import agents as agent_store
 from app.store import approvals as approval_store
+from app.store import events
 from app.store.cursors import decode_cursor, encode_cursor
 from app.store.notify import NOTIFY
-from app.store.tables import runs, sessions
+from app.store.tables import runs, sessions, tool_calls
 
 ACTIVE_VALUES = [s.value for s in ACTIVE]
 
@@ -81,6 +83,9 @@ class SendCommand:
     max_steps: int | None = None
     if_busy: str = "queue"
     idempotency_key: str | None = None
+    # Resume under another version of the session's agent: a number or "latest".
+    agent_version: int | str | None = None
+    on_drift: str | None = None
 
 
 RUN_COLUMNS = [c for c in runs.c if not c.name.startswith("lease_") and c.name != "claims"]
@@ -169,17 +174,22 @@ async def send(conn: AsyncConnection, command: SendCommand) -> tuple[RunRecord, 
         for run in active:
             await _cancel(conn, run)
 
+    version, drifted = session.agent_version, None
+    if command.agent_version is not None:
+        version, drifted = await _switch_version(conn, session, command)
     seq = (
         await conn.execute(
             update(sessions)
             .where(sessions.c.id == command.session_id)
-            .values(run_count=sessions.c.run_count + 1, updated_at=func.now())
+            .values(
+                run_count=sessions.c.run_count + 1, agent_version=version, updated_at=func.now()
+            )
             .returning(sessions.c.run_count)
         )
     ).scalar_one()
     max_steps = command.max_steps
     if max_steps is None:
-        agent = await agent_store.get_agent(conn, session.agent_id, session.agent_version)
+        agent = await agent_store.get_agent(conn, session.agent_id, version)
         max_steps = agent.definition.max_steps
     row = (
         await conn.execute(
@@ -191,15 +201,64 @@ async def send(conn: AsyncConnection, command: SendCommand) -> tuple[RunRecord, 
                 status=RunStatus.QUEUED.value,
                 input=command.input,
                 idempotency_key=command.idempotency_key,
-                agent_version=session.agent_version,
+                agent_version=version,
                 max_steps=max_steps,
                 usage={"input_tokens": 0, "output_tokens": 0, "model_calls": 0},
             )
             .returning(*RUN_COLUMNS)
         )
     ).one()
+    if drifted:
+        await events.record(conn, row.id, command.session_id, "agent.drift", drifted)
     await conn.execute(NOTIFY)
     return RunRecord.from_row(row), True
+
+
+async def _switch_version(
+    conn: AsyncConnection, session: Row[Any], command: SendCommand
+) -> tuple[int, dict[str, Any] | None]:
+    """Move the session to another version of its agent, as `on_drift` allows.
+
+    Returns (version, the drift to report as an event, if any).
+
+    Raises:
+        ResumeToolMissing: a pending call's tool is gone (whatever on_drift says).
+        AgentDrift: the definition changed and on_drift is `error`; nothing changes.
+    """
+    wanted = None if command.agent_version == "latest" else int(str(command.agent_version))
+    target = await agent_store.get_agent(conn, session.agent_id, wanted)
+    if target.version == session.agent_version:
+        return target.version, None
+    current = await agent_store.get_agent(conn, session.agent_id, session.agent_version)
+    pending = (
+        await conn.execute(
+            select(tool_calls.c.tool_call_id, tool_calls.c.name).where(
+                tool_calls.c.session_id == session.id,
+                tool_calls.c.status.in_(["pending", "running"]),
+            )
+        )
+    ).all()
+    missing = sorted({r.name for r in pending if target.definition.tool(r.name) is None})
+    if missing:
+        raise errors.ResumeToolMissing(
+            f"pending calls use tools that version {target.version} does not have: {missing}",
+            tools=missing,
+            tool_call_ids=[r.tool_call_id for r in pending if r.name in missing],
+        )
+    changes = drift(current.fingerprint, target.fingerprint)
+    policy = command.on_drift or target.definition.on_drift
+    if changes and policy == "error":
+        raise errors.AgentDrift(
+            f"agent {session.agent_id!r} changed from version {current.version} to "
+            f"{target.version}: {sorted(changes)}",
+            changes=changes,
+            from_version=current.version,
+            to_version=target.version,
+        )
+    report = None
+    if changes and policy == "warn":
+        report = {"from_version": current.version, "to_version": target.version, **changes}
+    return target.version, report
 
 
 async def _active_runs(conn: AsyncConnection, session_id: str) -> list[RunRecord]:

@@ -191,6 +191,8 @@ checkpoints = Table(
     Column("usage", JSONB, nullable=False),
     Column("message_count", Integer, nullable=False),
     Column("saved_at", DateTime(timezone=True), nullable=False, server_default=text("now()")),
+    # Digest of the agent definition the save ran under (its parts live on agent_versions).
+    Column("fingerprint", Text, nullable=True),
     PrimaryKeyConstraint("session_id", "seq"),
 )
 

@@ -29,7 +29,7 @@ from app.engine.loop import AgentLoop, RetryPolicy, RunStopped, StopReason
 from app.errors import LeaseLost
 from app.providers.registry import build_model
 from app.settings import Settings
-from app.store import approvals, leases, run_state
+from app.store import approvals, leases, retention, run_state
 from app.store.wakeups import listen
 from app.tools.dispatch import ToolDispatcher
 from app.tools.http_tool import HttpTools
@@ -170,7 +170,14 @@ class WorkerPool:
 
     async def _claim_loop(self) -> None:
         last_expiry = 0.0
+        last_prune = time.monotonic()
         while not self._draining.is_set():
+            if (
+                self.settings.retention_days is not None
+                and time.monotonic() - last_prune >= self.settings.retention_interval_s
+            ):
+                last_prune = time.monotonic()
+                await self._prune(self.settings.retention_days)
             if time.monotonic() - last_expiry >= self.settings.poll_interval_s:
                 last_expiry = time.monotonic()
                 try:
@@ -210,6 +217,15 @@ class WorkerPool:
             self.active[claim.run_id] = control
             self._tasks[claim.run_id] = asyncio.create_task(self._drive(control))
         return len(claims)
+
+    async def _prune(self, days: float) -> None:
+        try:
+            async with self.engine.begin() as conn:
+                pruned = await retention.prune(conn, older_than_s=days * 86400)
+            if pruned.sessions:
+                log.info("pruned the history of %d finished sessions", pruned.sessions)
+        except DB_UNAVAILABLE as exc:
+            log.warning("pruning failed: %s", type(exc).__name__)
 
     # -- driving one run -----------------------------------------------------------------
 

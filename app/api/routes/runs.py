@@ -10,10 +10,18 @@ from fastapi import APIRouter, Query
 from app import errors
 from app.api.deps import EngineDep
 from app.api.problems import responses
-from app.api.schemas import MAX_PAGE, RunOut, RunPage, ToolResultsIn, check_session_id
+from app.api.schemas import (
+    MAX_PAGE,
+    EventOut,
+    EventPage,
+    RunOut,
+    RunPage,
+    ToolResultsIn,
+    check_session_id,
+)
 from app.api.views import run_out, runs_out
+from app.store import events, tool_outputs
 from app.store import runs as store
-from app.store import tool_outputs
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"])
 
@@ -100,3 +108,18 @@ async def post_tool_results(run_id: UUID, body: ToolResultsIn, engine: EngineDep
     posted = [tool_outputs.PostedOutput(r.tool_call_id, r.output, r.is_error) for r in body.results]
     async with engine.begin() as conn:
         return await run_out(conn, await tool_outputs.post(conn, run_id, posted))
+
+
+@router.get("/{run_id}/events", response_model=EventPage, responses=responses(errors.NotFound))
+async def list_events(
+    run_id: UUID,
+    engine: EngineDep,
+    cursor: Annotated[int | None, Query(ge=0, description="`next_cursor` of a page.")] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
+) -> EventPage:
+    """What happened to the run beyond its checkpoints (e.g. `agent.drift`), oldest first."""
+    async with engine.connect() as conn:
+        await store.get_run(conn, run_id)
+        records = await events.list_events(conn, run_id, after_id=cursor or 0, limit=limit)
+    items = [EventOut(id=e.id, type=e.type, data=e.data, created_at=e.created_at) for e in records]
+    return EventPage(items=items, next_cursor=str(items[-1].id) if len(items) == limit else None)

@@ -14,15 +14,13 @@ from app.api.deps import EngineDep, SettingsDep
 from app.api.problems import responses
 from app.api.schemas import (
     MAX_PAGE,
-    MessageOut,
     MessagePage,
     RunOut,
     SendRequest,
     SessionOut,
-    ToolCallOut,
     check_session_id,
 )
-from app.api.views import run_out
+from app.api.views import render_messages, run_out
 from app.domain.run import PAUSED, TERMINAL, Message
 from app.store import runs as run_store
 from app.store import sessions as session_store
@@ -71,6 +69,8 @@ async def send(
         max_steps=body.max_steps,
         if_busy=body.if_busy,
         idempotency_key=idempotency_key,
+        agent_version=body.agent_version,
+        on_drift=body.on_drift,
     )
     async with engine.begin() as conn:
         run, _created = await run_store.send(conn, command)
@@ -139,33 +139,7 @@ async def list_messages(
         )
         turns = [e.seq for e in entries if isinstance(e, Message) and e.tool_call_ids]
         calls = await transcript.calls_of_turns(conn, session_id, turns)
-    items: list[MessageOut] = []
-    for entry in entries:
-        if isinstance(entry, Message):
-            tool_calls = None
-            if entry.tool_call_ids:
-                tool_calls = [
-                    ToolCallOut(id=c.id, name=c.name, arguments=c.arguments)
-                    for c in calls[entry.seq]
-                ]
-            items.append(
-                MessageOut(
-                    seq=entry.seq,
-                    role=entry.role,
-                    content=entry.content,
-                    tool_calls=tool_calls,
-                )
-            )
-        elif entry.settled:
-            items.append(
-                MessageOut(
-                    seq=entry.seq,
-                    role="tool",
-                    content=entry.result,
-                    tool_call_id=entry.id,
-                    name=entry.name,
-                    status=entry.status.value,
-                )
-            )
+    by_id = {c.id: c for turn in calls.values() for c in turn}
+    items = render_messages(entries, by_id)
     next_cursor = str(entries[-1].seq) if len(entries) == limit else None
     return MessagePage(items=items, next_cursor=next_cursor)

@@ -1,0 +1,177 @@
+"""History: every save of a session, forks from any step, and comparing two sessions."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from uuid import UUID
+
+from fastapi import APIRouter, Query
+
+from app import errors
+from app.api.deps import EngineDep
+from app.api.problems import responses
+from app.api.schemas import (
+    MAX_PAGE,
+    CheckpointDetail,
+    CheckpointOut,
+    CheckpointPage,
+    CompareOut,
+    ForkIn,
+    ForkOut,
+    Trajectory,
+    TrajectoryStep,
+    Usage,
+    check_session_id,
+)
+from app.api.views import render_messages, run_out
+from app.domain.fork import ForkPatch, compare, steps_of
+from app.domain.run import ToolCall
+from app.store import forks, history, transcript
+from app.store import runs as run_store
+from app.store import sessions as session_store
+
+router = APIRouter(prefix="/v1/sessions", tags=["history"])
+
+
+def checkpoint_out(record: history.CheckpointRecord) -> dict[str, Any]:
+    return {
+        "seq": record.seq,
+        "step": record.step,
+        "status": record.status,
+        "saved_at": record.saved_at,
+        "message_count": record.message_count,
+        "run_id": str(record.run_id),
+        "fingerprint": record.fingerprint,
+    }
+
+
+@router.get(
+    "/{session_id}/checkpoints",
+    response_model=CheckpointPage,
+    responses=responses(errors.NotFound, errors.SessionIdInvalid),
+)
+async def list_checkpoints(
+    session_id: str,
+    engine: EngineDep,
+    cursor: Annotated[int | None, Query(ge=0, description="`next_cursor` of a page.")] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
+) -> CheckpointPage:
+    """Every save of the session, newest first."""
+    check_session_id(session_id)
+    async with engine.connect() as conn:
+        await session_store.get_session(conn, session_id)
+        records, next_seq = await history.list_checkpoints(
+            conn, session_id, before_seq=cursor, limit=limit
+        )
+    return CheckpointPage(
+        items=[CheckpointOut(**checkpoint_out(r)) for r in records],
+        next_cursor=None if next_seq is None else str(next_seq),
+    )
+
+
+@router.get(
+    "/{session_id}/checkpoints/{seq}",
+    response_model=CheckpointDetail,
+    response_model_exclude_none=True,
+    responses=responses(errors.NotFound, errors.SessionIdInvalid),
+)
+async def get_checkpoint(session_id: str, seq: int, engine: EngineDep) -> CheckpointDetail:
+    """The transcript and state exactly as they were at that save."""
+    check_session_id(session_id)
+    async with engine.connect() as conn:
+        record = await history.get_checkpoint(conn, session_id, seq)
+        entries = await history.entries_at(conn, session_id, seq)
+    calls = {e.id: e for e in entries if isinstance(e, ToolCall)}
+    return CheckpointDetail(
+        **checkpoint_out(record),
+        usage=Usage(**record.usage),
+        messages=render_messages(entries, calls),
+    )
+
+
+@router.post(
+    "/{session_id}/forks",
+    response_model=ForkOut,
+    status_code=201,
+    responses=responses(
+        errors.NotFound, errors.SessionIdInvalid, errors.SessionExists, errors.InvalidForkPatch
+    ),
+)
+async def create_fork(session_id: str, body: ForkIn, engine: EngineDep) -> ForkOut:
+    """A new session from the newest save of `from_step`, patched, then resumed like any
+    unfinished run: calls without a result run first, gated calls ask again. The source
+    session is not touched."""
+    check_session_id(session_id)
+    if body.session_id is not None:
+        check_session_id(body.session_id)
+    patch_in = body.patch
+    append: list[dict[str, Any]] = []
+    if patch_in is not None and patch_in.append_input is not None:
+        raw = patch_in.append_input
+        append = (
+            [{"role": "user", "content": raw}]
+            if isinstance(raw, str)
+            else [m.model_dump() for m in raw]
+        )
+    patch = ForkPatch(
+        messages=(
+            [m.model_dump() for m in patch_in.messages]
+            if patch_in is not None and patch_in.messages is not None
+            else None
+        ),
+        tool_result=(
+            (patch_in.tool_result.tool_call_id, patch_in.tool_result.result)
+            if patch_in is not None and patch_in.tool_result is not None
+            else None
+        ),
+        append_input=append,
+    )
+    async with engine.begin() as conn:
+        made = await forks.fork(conn, session_id, body.from_step, patch, body.session_id)
+        run = await run_out(conn, await run_store.get_run(conn, made.run_id))
+    return ForkOut(
+        session_id=made.session_id,
+        from_step=body.from_step,
+        from_checkpoint_seq=made.from_seq,
+        checkpoint_seq=made.checkpoint_seq,
+        run=run,
+    )
+
+
+@router.get(
+    "/{session_id}/compare",
+    response_model=CompareOut,
+    responses=responses(errors.NotFound, errors.SessionIdInvalid),
+)
+async def compare_sessions(
+    session_id: str,
+    engine: EngineDep,
+    with_: Annotated[str, Query(alias="with", max_length=200)],
+) -> CompareOut:
+    """Each session's steps (one per assistant turn), where they diverge, and the drift."""
+    trajectories = []
+    for sid in (check_session_id(session_id), check_session_id(with_)):
+        async with engine.connect() as conn:
+            session = await session_store.get_session(conn, sid)
+            entries = await transcript.load_entries(conn, sid)
+            finish = None
+            if session.last_run_id is not None:
+                last = await run_store.get_run(conn, UUID(session.last_run_id))
+                finish = last.finish_reason
+        trajectories.append((sid, finish, steps_of(entries)))
+    (a_id, a_finish, a_steps), (b_id, b_finish, b_steps) = trajectories
+    result = compare(a_steps, b_steps, a_finish, b_finish)
+
+    def trajectory(sid: str, finish: str | None, steps: list[Any]) -> Trajectory:
+        return Trajectory(
+            session_id=sid,
+            finish_reason=finish,
+            steps=[TrajectoryStep(text=s.text, tool_calls=s.tool_calls) for s in steps],
+        )
+
+    return CompareOut(
+        a=trajectory(a_id, a_finish, a_steps),
+        b=trajectory(b_id, b_finish, b_steps),
+        diverged_at=result["diverged_at"],
+        drift=result["drift"],
+    )

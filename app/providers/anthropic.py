@@ -1,0 +1,225 @@
+"""The `anthropic` provider: the Messages API wire format over httpx.
+
+`POST {base_url}/v1/messages` (`base_url` is the bare host) with `x-api-key` and
+`anthropic-version: 2023-06-01`.
+
+From the neutral transcript (`app.engine.transcript`):
+- the system message goes to the body's own `system` field, never into `messages`;
+- an assistant turn becomes content blocks: `{"type": "text"}` (left out when empty),
+  then one `{"type": "tool_use", "id", "name", "input"}` per call;
+- a tool result becomes a `{"type": "tool_result", "tool_use_id", "content": "<text>",
+  "is_error"}` block in a user message.
+The API wants user and assistant messages to alternate, so consecutive messages of one
+role are merged into one: a turn's results become one user message, and input that
+follows them (a new send after a failed or cancelled run) joins it, after the results.
+
+From the reply: `text` blocks are joined into the text, `tool_use` blocks are the calls;
+other blocks (thinking, server tools) are not kept. Input tokens count cache writes and
+reads too, so they compare with Chat Completions' `prompt_tokens`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from app.domain.agent import AnthropicModel, ToolSpec
+from app.domain.run import Usage
+from app.providers.base import ModelReply, ModelRequest, ProposedCall
+from app.providers.http_errors import MalformedReply, endpoint, post_json, read_api_key
+
+PROVIDER = "anthropic"
+API_VERSION = "2023-06-01"
+DEFAULT_MAX_TOKENS = 4096
+# Body fields the adapter owns: `params` cannot replace them.
+RESERVED = frozenset({"model", "system", "messages", "tools"})
+INPUT_TOKEN_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+
+
+class AnthropicMessages:
+    def __init__(
+        self,
+        spec: AnthropicModel,
+        client: httpx.AsyncClient,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self.spec = spec
+        self.client = client
+        self.environ = environ
+        self.url = endpoint(spec.base_url, "/v1/messages")
+
+    async def generate(self, request: ModelRequest) -> ModelReply:
+        key = read_api_key(self.spec.api_key_env, self.environ)
+        headers = {"anthropic-version": API_VERSION}
+        if key is not None:
+            headers["x-api-key"] = key
+        return await post_json(
+            self.client,
+            provider=PROVIDER,
+            url=self.url,
+            body=self.request_body(request),
+            headers=headers,
+            timeout_s=self.spec.timeout_s,
+            secret=key,
+            parse=parse_reply,
+        )
+
+    def request_body(self, request: ModelRequest) -> dict[str, Any]:
+        params = self.spec.params
+        body = {k: v for k, v in params.items() if k not in RESERVED}
+        body["model"] = self.spec.name
+        body["max_tokens"] = params.get("max_tokens", DEFAULT_MAX_TOKENS)
+        system, messages = wire_messages(request.messages)
+        if system is not None:
+            body["system"] = system
+        body["messages"] = messages
+        if request.tools:
+            body["tools"] = [wire_tool(t) for t in request.tools]
+        return body
+
+
+# -- to the wire -------------------------------------------------------------------------
+
+
+def as_text(value: Any) -> str:
+    """A string as is; anything else as JSON text."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def wire_tool(tool: ToolSpec) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": tool.name}
+    if tool.description:
+        out["description"] = tool.description
+    out["input_schema"] = tool.input_schema
+    return out
+
+
+def text_blocks(content: Any) -> list[dict[str, Any]]:
+    """User or system content as blocks: a list is taken as blocks written for this API."""
+    if isinstance(content, list):
+        return [
+            item if isinstance(item, dict) else {"type": "text", "text": as_text(item)}
+            for item in content
+        ]
+    text = as_text(content)
+    return [{"type": "text", "text": text}] if text else []
+
+
+def wire_messages(
+    messages: list[dict[str, Any]],
+) -> tuple[str | list[dict[str, Any]] | None, list[dict[str, Any]]]:
+    """(the `system` field, the alternating `messages`) for a neutral transcript."""
+    system: list[dict[str, Any]] = []
+    out: list[dict[str, Any]] = []
+
+    def add(role: str, blocks: list[dict[str, Any]]) -> None:
+        if not blocks:
+            return  # an empty message is invalid; leaving it out keeps the order
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+
+    for message in messages:
+        role = message["role"]
+        content = message.get("content")
+        if role == "system":
+            system.extend(text_blocks(content))
+        elif role == "tool":
+            add(
+                "user",
+                [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": message["tool_call_id"],
+                        "content": as_text(content),
+                        "is_error": bool(message.get("is_error", False)),
+                    }
+                ],
+            )
+        elif role == "assistant":
+            blocks: list[dict[str, Any]] = []
+            text = as_text(content)
+            if text:
+                blocks.append({"type": "text", "text": text})
+            for call in message.get("tool_calls") or []:
+                arguments = call["arguments"]
+                blocks.append(
+                    {
+                        "type": "tool_use",
+                        "id": call["id"],
+                        "name": call["name"],
+                        # `input` must be an object; a call that had none was answered
+                        # with an invalid_arguments result already.
+                        "input": arguments if isinstance(arguments, dict) else {},
+                    }
+                )
+            add("assistant", blocks)
+        else:
+            add("user", text_blocks(content))
+    return system_field(system), out
+
+
+def system_field(blocks: list[dict[str, Any]]) -> str | list[dict[str, Any]] | None:
+    """Plain text when the system message is only text (the common case), else blocks."""
+    if not blocks:
+        return None
+    if all(set(b) == {"type", "text"} and b["type"] == "text" for b in blocks):
+        return "\n\n".join(str(b["text"]) for b in blocks)
+    return blocks
+
+
+# -- from the wire -----------------------------------------------------------------------
+
+
+def parse_reply(payload: Any) -> ModelReply:
+    if not isinstance(payload, dict):
+        raise MalformedReply(f"expected a JSON object, got {type(payload).__name__}")
+    content = payload.get("content")
+    if not isinstance(content, list):
+        raise MalformedReply('"content" is not a list of blocks')
+    texts: list[str] = []
+    calls: list[ProposedCall] = []
+    for index, block in enumerate(content):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if not isinstance(kind, str):
+            raise MalformedReply(f'"content[{index}]" is not a block with a "type"')
+        if kind == "text":
+            text = block.get("text")
+            if not isinstance(text, str):
+                raise MalformedReply(f'"content[{index}].text" is not a string')
+            texts.append(text)
+        elif kind == "tool_use":
+            name = block.get("name")
+            if not isinstance(name, str) or not name:
+                raise MalformedReply(f'"content[{index}].name" is not a non-empty string')
+            if "input" not in block:
+                raise MalformedReply(f'"content[{index}]" (tool_use) has no "input"')
+            calls.append(ProposedCall(name, block["input"]))
+    return ModelReply(text="".join(texts), tool_calls=calls, usage=parse_usage(payload))
+
+
+def parse_usage(payload: dict[str, Any]) -> Usage:
+    usage = payload.get("usage")
+    if usage is None:
+        return Usage()
+    if not isinstance(usage, dict):
+        raise MalformedReply('"usage" is not an object')
+    return Usage(
+        input_tokens=sum(token_count(usage, f) for f in INPUT_TOKEN_FIELDS),
+        output_tokens=token_count(usage, "output_tokens"),
+    )
+
+
+def token_count(usage: dict[str, Any], field: str) -> int:
+    value = usage.get(field)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise MalformedReply(f'"usage.{field}" is {value!r}, not a token count')
+    return value

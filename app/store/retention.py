@@ -1,0 +1,50 @@
+"""Retention: drop the history (checkpoints, events) of sessions long finished.
+
+A session qualifies only when none of its runs is active and its last activity is older
+than the cutoff; its transcript stays readable, only its history goes. Nothing
+unfinished is ever pruned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+PRUNE = text("""
+WITH finished AS (
+    SELECT s.id
+      FROM sessions s
+     WHERE s.updated_at < clock_timestamp() - make_interval(secs => :age_s)
+       AND NOT EXISTS (
+            SELECT 1 FROM runs r
+             WHERE r.session_id = s.id
+               AND (r.status NOT IN ('finished', 'failed', 'cancelled')
+                    OR r.updated_at >= clock_timestamp() - make_interval(secs => :age_s)))
+       -- Only sessions with history left: a pruned one must not be found again.
+       AND (EXISTS (SELECT 1 FROM checkpoints c WHERE c.session_id = s.id)
+            OR EXISTS (SELECT 1 FROM run_events e WHERE e.session_id = s.id))
+     LIMIT :batch
+), dropped_checkpoints AS (
+    DELETE FROM checkpoints c USING finished f WHERE c.session_id = f.id RETURNING 1
+), dropped_events AS (
+    DELETE FROM run_events e USING finished f WHERE e.session_id = f.id RETURNING 1
+)
+SELECT (SELECT count(*) FROM finished) AS sessions,
+       (SELECT count(*) FROM dropped_checkpoints) AS checkpoints,
+       (SELECT count(*) FROM dropped_events) AS events
+""")
+
+
+@dataclass(frozen=True)
+class Pruned:
+    sessions: int
+    checkpoints: int
+    events: int
+
+
+async def prune(conn: AsyncConnection, *, older_than_s: float, batch: int = 1000) -> Pruned:
+    """Prune one batch of sessions finished more than `older_than_s` ago."""
+    row = (await conn.execute(PRUNE, {"age_s": older_than_s, "batch": batch})).one()
+    return Pruned(int(row.sessions), int(row.checkpoints), int(row.events))
