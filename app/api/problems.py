@@ -16,8 +16,10 @@ import sqlalchemy.exc
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from app import errors
 
@@ -77,6 +79,13 @@ PROBLEMS: dict[type[errors.AppError], Problem] = {
 }
 
 UNAVAILABLE = PROBLEMS[errors.DatabaseUnavailable]
+# Where a session id arrives; a bad one there is SESSION_ID_INVALID, not VALIDATION_FAILED.
+SESSION_ID_LOCATIONS = {
+    ("path", "session_id"),
+    ("query", "session_id"),
+    ("query", "with"),
+    ("body", "session_id"),
+}
 
 
 class ProblemBody(BaseModel):
@@ -124,6 +133,11 @@ def responses(*kinds: type[errors.AppError]) -> dict[int | str, dict[str, Any]]:
         problem = problem_for(kind(""))
         out[problem.status] = {"model": ProblemBody, "content": {PROBLEM_MEDIA_TYPE: {}}}
     out[422] = {"model": ProblemBody, "content": {PROBLEM_MEDIA_TYPE: {}}}
+    out[413] = {
+        "model": ProblemBody,
+        "content": {PROBLEM_MEDIA_TYPE: {}},
+        "description": "The request body is over PERDURE_MAX_BODY_BYTES.",
+    }
     return out
 
 
@@ -139,6 +153,17 @@ def _jsonable_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
             }
         )
     return cleaned
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route serves at this path (Starlette names only one route's)."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        if isinstance(route, APIRoute) and route.methods:
+            match, _ = route.matches({**request.scope, "method": next(iter(route.methods))})
+            if match is Match.FULL:
+                methods |= route.methods
+    return sorted(methods)
 
 
 def install(app: FastAPI) -> None:
@@ -157,6 +182,8 @@ def install(app: FastAPI) -> None:
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
         problem = Problem(422, "VALIDATION_FAILED", "Request validation failed")
         errs = _jsonable_errors(exc)
+        if any(tuple(e["loc"][:2]) in SESSION_ID_LOCATIONS for e in errs):
+            problem = PROBLEMS[errors.SessionIdInvalid]
         detail = "invalid request"
         if errs:
             where = ".".join(errs[0]["loc"])
@@ -165,10 +192,40 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400:  # a body that is not even text: as bad as bad JSON
+            return problem_response(
+                request,
+                Problem(422, "VALIDATION_FAILED", "Request validation failed"),
+                "the body is not valid UTF-8 JSON",
+            )
         codes = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE"}
         code = codes.get(exc.status_code, f"HTTP_{exc.status_code}")
         title = str(exc.detail) if isinstance(exc.detail, str) else code
-        return problem_response(request, Problem(exc.status_code, code, title), title)
+        response = problem_response(request, Problem(exc.status_code, code, title), title)
+        response.headers.update(exc.headers or {})
+        if exc.status_code == 405:
+            response.headers["Allow"] = ", ".join(allowed_methods(request))
+        return response
+
+    async def _unstorable(request: Request, exc: Exception) -> JSONResponse:
+        # Text Postgres cannot hold (an unpaired surrogate, a NUL) or a number past its
+        # column: bad input, rolled back with its transaction, never a 500.
+        log.info("unstorable input on %s: %s", request.url.path, type(exc).__name__)
+        return problem_response(
+            request,
+            Problem(422, "VALIDATION_FAILED", "Request validation failed"),
+            "the request holds a value that cannot be stored (an unpaired surrogate or NUL "
+            "in text, or a number out of range)",
+        )
+
+    for unstorable in (sqlalchemy.exc.DataError, UnicodeEncodeError):
+        app.add_exception_handler(unstorable, _unstorable)
+
+    @app.exception_handler(sqlalchemy.exc.StatementError)
+    async def _statement(request: Request, exc: sqlalchemy.exc.StatementError) -> JSONResponse:
+        if isinstance(exc.orig, UnicodeEncodeError | psycopg.DataError):
+            return await _unstorable(request, exc)
+        return await _unexpected(request, exc)
 
     async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
         log.warning("database unavailable: %s", type(exc).__name__)

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, computed_field
+from fastapi import Path, Query
+from pydantic import (
+    BaseModel,
+    Field,
+    SerializerFunctionWrapHandler,
+    computed_field,
+    model_serializer,
+)
 
 from app import errors
 from app.domain.agent import ID_PATTERN, AgentDefinition, Strict
@@ -19,6 +26,16 @@ from app.store.tool_outputs import AwaitedCall
 SESSION_ID = re.compile(ID_PATTERN)
 MAX_INPUT_MESSAGES = 100
 MAX_PAGE = 500
+INT32 = 2**31 - 1
+INT64 = 2**63 - 1
+ID_RULE = "1-200 of A-Za-z0-9_-., not starting or ending with '.'"
+
+SessionIdPath = Annotated[str, Path(pattern=ID_PATTERN, max_length=200, description=ID_RULE)]
+SessionIdQuery = Annotated[
+    str | None, Query(pattern=ID_PATTERN, max_length=200, description=ID_RULE)
+]
+AgentIdPath = Annotated[str, Path(pattern=ID_PATTERN, max_length=200, description=ID_RULE)]
+SeqCursor = Annotated[int | None, Query(ge=0, le=INT64, description="`next_cursor` of a page.")]
 
 
 def check_session_id(session_id: str) -> str:
@@ -73,7 +90,7 @@ class SendRequest(Strict):
     )
     max_steps: int | None = Field(default=None, ge=1, le=1000)
     if_busy: Literal["queue", "reject", "interrupt"] = "queue"
-    agent_version: int | Literal["latest"] | None = Field(
+    agent_version: Annotated[int, Field(ge=1, le=INT32)] | Literal["latest"] | None = Field(
         default=None,
         description="Continue under this version of the session's agent (default: the one "
         "the session started with).",
@@ -232,6 +249,8 @@ class ToolCallOut(BaseModel):
 
 
 class MessageOut(BaseModel):
+    """A transcript message; fields that do not apply to its role are left out."""
+
     seq: int
     role: Literal["system", "user", "assistant", "tool"]
     content: Any
@@ -239,6 +258,11 @@ class MessageOut(BaseModel):
     tool_call_id: str | None = None
     name: str | None = None
     status: str | None = Field(default=None, description="A tool result's status.")
+
+    @model_serializer(mode="wrap")
+    def _without_empty(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        return {k: v for k, v in data.items() if v is not None or k == "content"}
 
 
 class MessagePage(BaseModel):
@@ -347,9 +371,14 @@ class ForkPatchIn(Strict):
 
 
 class ForkIn(Strict):
-    from_step: int = Field(ge=0, description="Fork from the newest save of this step.")
+    from_step: int = Field(ge=0, le=INT32, description="Fork from the newest save of this step.")
     patch: ForkPatchIn | None = None
-    session_id: str | None = Field(default=None, description="Default `<id>.fork-<n>`.")
+    session_id: str | None = Field(
+        default=None,
+        pattern=ID_PATTERN,
+        max_length=200,
+        description=f"Default `<id>.fork-<n>`; {ID_RULE}.",
+    )
 
 
 class ForkOut(BaseModel):

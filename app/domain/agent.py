@@ -21,9 +21,10 @@ MAX_SCRIPT = 10_000
 
 
 class Strict(BaseModel):
-    """Unknown fields are an error: clients must not set what the server owns."""
+    """Unknown fields are an error (clients must not set what the server owns), and values
+    must already have the declared types: what the schema says is what is accepted."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 def check_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
@@ -78,6 +79,7 @@ class ScriptedModel(Strict):
 
 
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"
+RESERVED_PARAMS = frozenset({"model", "messages", "tools", "system", "stream"})
 
 
 class RemoteModel(Strict):
@@ -91,6 +93,16 @@ class RemoteModel(Strict):
         default_factory=dict, description="Extra body fields (temperature, max_tokens, ...)."
     )
     timeout_s: float = Field(default=120.0, gt=0, le=3600)
+
+    @field_validator("params")
+    @classmethod
+    def _params_do_not_steer_the_protocol(cls, value: dict[str, Any]) -> dict[str, Any]:
+        owned = sorted(set(value) & RESERVED_PARAMS)
+        if owned:
+            raise ValueError(
+                f"params may not set {owned}: Perdure sends those itself (and does not stream)"
+            )
+        return value
 
 
 class OpenAIModel(RemoteModel):

@@ -150,3 +150,11 @@ async def test_agent__missing_api_key_variable_is_422_at_definition_time(
     )
     assert body["errors"][0]["loc"] == ["body", "model", "api_key_env"]
     assert "PERDURE_SURELY_UNSET_KEY" in body["detail"]
+
+
+async def test_agent__params_may_not_steer_the_protocol(api: httpx.AsyncClient) -> None:
+    model = {"provider": "openai", "name": "gpt-x", "params": {"stream": True}}
+    body = assert_problem(
+        await api.post("/v1/agents", json={"id": "o", "model": model}), 422, "VALIDATION_FAILED"
+    )
+    assert "stream" in body["detail"]

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import os
+from typing import Annotated
 
 from fastapi import APIRouter, Query
 
 from app import errors
 from app.api.deps import EngineDep
 from app.api.problems import responses
-from app.api.schemas import AgentCreate, AgentOut
+from app.api.schemas import (
+    INT32,
+    AgentCreate,
+    AgentIdPath,
+    AgentOut,
+)
 from app.domain.agent import AgentDefinition
 from app.store import agents as store
 
@@ -48,7 +54,9 @@ async def create_agent(body: AgentCreate, engine: EngineDep) -> AgentOut:
 
 @router.get("/{agent_id}", response_model=AgentOut, responses=responses(errors.NotFound))
 async def get_agent(
-    agent_id: str, engine: EngineDep, version: int | None = Query(default=None, ge=1)
+    agent_id: AgentIdPath,
+    engine: EngineDep,
+    version: Annotated[int | None, Query(ge=1, le=INT32)] = None,
 ) -> AgentOut:
     """The latest version of an agent, or the one asked for."""
     async with engine.connect() as conn:
@@ -56,7 +64,7 @@ async def get_agent(
 
 
 @router.put("/{agent_id}", response_model=AgentOut, responses=responses(errors.NotFound))
-async def put_agent(agent_id: str, body: AgentDefinition, engine: EngineDep) -> AgentOut:
+async def put_agent(agent_id: AgentIdPath, body: AgentDefinition, engine: EngineDep) -> AgentOut:
     """Make a new version. Sessions already started keep the version they started with."""
     check_environment(body)
     async with engine.begin() as conn:

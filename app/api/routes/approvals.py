@@ -10,7 +10,14 @@ from fastapi import APIRouter, Query
 from app import errors
 from app.api.deps import EngineDep
 from app.api.problems import responses
-from app.api.schemas import MAX_PAGE, ApprovalOut, ApprovalPage, DecisionIn, check_session_id
+from app.api.schemas import (
+    MAX_PAGE,
+    ApprovalOut,
+    ApprovalPage,
+    DecisionIn,
+    SessionIdQuery,
+    check_session_id,
+)
 from app.store import approvals as store
 
 router = APIRouter(prefix="/v1/approvals", tags=["approvals"])
@@ -20,7 +27,7 @@ router = APIRouter(prefix="/v1/approvals", tags=["approvals"])
 async def list_approvals(
     engine: EngineDep,
     status: Literal["pending", "approved", "rejected", "expired", "orphaned"] | None = None,
-    session_id: Annotated[str | None, Query(max_length=200)] = None,
+    session_id: SessionIdQuery = None,
     run_id: UUID | None = None,
     cursor: Annotated[str | None, Query(max_length=500)] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,

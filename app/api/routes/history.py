@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Annotated, Any
 from uuid import UUID
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 
 from app import errors
 from app.api.deps import EngineDep
 from app.api.problems import responses
 from app.api.schemas import (
+    INT64,
     MAX_PAGE,
     CheckpointDetail,
     CheckpointOut,
@@ -18,12 +19,15 @@ from app.api.schemas import (
     CompareOut,
     ForkIn,
     ForkOut,
+    SeqCursor,
+    SessionIdPath,
     Trajectory,
     TrajectoryStep,
     Usage,
     check_session_id,
 )
 from app.api.views import render_messages, run_out
+from app.domain.agent import ID_PATTERN
 from app.domain.fork import ForkPatch, compare, steps_of
 from app.domain.run import ToolCall
 from app.store import forks, history, transcript
@@ -51,9 +55,9 @@ def checkpoint_out(record: history.CheckpointRecord) -> dict[str, Any]:
     responses=responses(errors.NotFound, errors.SessionIdInvalid),
 )
 async def list_checkpoints(
-    session_id: str,
+    session_id: SessionIdPath,
     engine: EngineDep,
-    cursor: Annotated[int | None, Query(ge=0, description="`next_cursor` of a page.")] = None,
+    cursor: SeqCursor = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
 ) -> CheckpointPage:
     """Every save of the session, newest first."""
@@ -72,10 +76,11 @@ async def list_checkpoints(
 @router.get(
     "/{session_id}/checkpoints/{seq}",
     response_model=CheckpointDetail,
-    response_model_exclude_none=True,
     responses=responses(errors.NotFound, errors.SessionIdInvalid),
 )
-async def get_checkpoint(session_id: str, seq: int, engine: EngineDep) -> CheckpointDetail:
+async def get_checkpoint(
+    session_id: SessionIdPath, seq: Annotated[int, Path(ge=0, le=INT64)], engine: EngineDep
+) -> CheckpointDetail:
     """The transcript and state exactly as they were at that save."""
     check_session_id(session_id)
     async with engine.connect() as conn:
@@ -97,7 +102,7 @@ async def get_checkpoint(session_id: str, seq: int, engine: EngineDep) -> Checkp
         errors.NotFound, errors.SessionIdInvalid, errors.SessionExists, errors.InvalidForkPatch
     ),
 )
-async def create_fork(session_id: str, body: ForkIn, engine: EngineDep) -> ForkOut:
+async def create_fork(session_id: SessionIdPath, body: ForkIn, engine: EngineDep) -> ForkOut:
     """A new session from the newest save of `from_step`, patched, then resumed like any
     unfinished run: calls without a result run first, gated calls ask again. The source
     session is not touched."""
@@ -144,9 +149,12 @@ async def create_fork(session_id: str, body: ForkIn, engine: EngineDep) -> ForkO
     responses=responses(errors.NotFound, errors.SessionIdInvalid),
 )
 async def compare_sessions(
-    session_id: str,
+    session_id: SessionIdPath,
     engine: EngineDep,
-    with_: Annotated[str, Query(alias="with", max_length=200)],
+    with_: Annotated[
+        str,
+        Query(alias="with", pattern=ID_PATTERN, max_length=200, description="The other session."),
+    ],
 ) -> CompareOut:
     """Each session's steps (one per assistant turn), where they diverge, and the drift."""
     trajectories = []

@@ -16,6 +16,8 @@ from app.api.schemas import (
     EventPage,
     RunOut,
     RunPage,
+    SeqCursor,
+    SessionIdQuery,
     ToolResultsIn,
     check_session_id,
 )
@@ -40,7 +42,7 @@ StatusName = Literal[
 async def list_runs(
     engine: EngineDep,
     status: Annotated[list[StatusName] | None, Query(description="Repeat for several.")] = None,
-    session_id: Annotated[str | None, Query(max_length=200)] = None,
+    session_id: SessionIdQuery = None,
     cursor: Annotated[str | None, Query(max_length=500)] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
 ) -> RunPage:
@@ -114,7 +116,7 @@ async def post_tool_results(run_id: UUID, body: ToolResultsIn, engine: EngineDep
 async def list_events(
     run_id: UUID,
     engine: EngineDep,
-    cursor: Annotated[int | None, Query(ge=0, description="`next_cursor` of a page.")] = None,
+    cursor: SeqCursor = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
 ) -> EventPage:
     """What happened to the run beyond its checkpoints (e.g. `agent.drift`), oldest first."""

@@ -17,6 +17,8 @@ from app.api.schemas import (
     MessagePage,
     RunOut,
     SendRequest,
+    SeqCursor,
+    SessionIdPath,
     SessionOut,
     check_session_id,
 )
@@ -49,13 +51,18 @@ SETTLED_OR_PAUSED = TERMINAL | PAUSED
     },
 )
 async def send(
-    session_id: str,
+    session_id: SessionIdPath,
     body: SendRequest,
     engine: EngineDep,
     settings: SettingsDep,
     response: Response,
     idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
-    wait: Annotated[float, Query(ge=0, description="Seconds to wait for a rest.")] = 0,
+    wait: Annotated[
+        float,
+        Query(
+            ge=0, le=3600, description="Seconds to wait for a rest (capped by PERDURE_MAX_WAIT_S)."
+        ),
+    ] = 0,
 ) -> RunOut:
     """Send input to a session (created on first use when `agent_id` is given).
 
@@ -100,7 +107,7 @@ async def wait_for_rest(engine: EngineDep, run_id: UUID, wait_s: float) -> run_s
     response_model=SessionOut,
     responses=responses(errors.NotFound, errors.SessionIdInvalid),
 )
-async def get_session(session_id: str, engine: EngineDep) -> SessionOut:
+async def get_session(session_id: SessionIdPath, engine: EngineDep) -> SessionOut:
     async with engine.connect() as conn:
         return SessionOut.of(await session_store.get_session(conn, check_session_id(session_id)))
 
@@ -108,7 +115,7 @@ async def get_session(session_id: str, engine: EngineDep) -> SessionOut:
 @router.delete(
     "/{session_id}", status_code=204, responses=responses(errors.NotFound, errors.SessionIdInvalid)
 )
-async def delete_session(session_id: str, engine: EngineDep) -> Response:
+async def delete_session(session_id: SessionIdPath, engine: EngineDep) -> Response:
     """End a session: its runs stop, its transcript and checkpoints are deleted."""
     async with engine.begin() as conn:
         await session_store.delete_session(conn, check_session_id(session_id))
@@ -118,13 +125,12 @@ async def delete_session(session_id: str, engine: EngineDep) -> Response:
 @router.get(
     "/{session_id}/messages",
     response_model=MessagePage,
-    response_model_exclude_none=True,
     responses=responses(errors.NotFound, errors.SessionIdInvalid),
 )
 async def list_messages(
-    session_id: str,
+    session_id: SessionIdPath,
     engine: EngineDep,
-    cursor: Annotated[int | None, Query(ge=0, description="`next_cursor` of a page.")] = None,
+    cursor: SeqCursor = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
 ) -> MessagePage:
     """The transcript in order: each assistant turn, then its calls' results in call order.

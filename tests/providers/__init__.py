@@ -1,0 +1,1 @@
+"""Model adapters against local servers that speak the real wire formats."""
