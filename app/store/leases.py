@@ -26,7 +26,12 @@ WITH candidates AS (
     SELECT r.id
       FROM runs r
      WHERE ((r.status = 'queued' AND r.not_before <= clock_timestamp())
-            OR (r.status = 'running' AND r.lease_expires_at < clock_timestamp()))
+            OR (r.status = 'running'
+                AND (r.lease_expires_at < clock_timestamp()
+                     -- Fast takeover: the holder's liveness lock is free, so the
+                     -- connection it holds it on is gone (the process died). Only a hint:
+                     -- the fencing token still guards every write.
+                     OR pg_try_advisory_xact_lock(hashtextextended(r.lease_owner, 0)))))
        AND NOT EXISTS (
             SELECT 1 FROM runs earlier
              WHERE earlier.session_id = r.session_id
@@ -48,6 +53,20 @@ UPDATE runs r
   FROM candidates c
  WHERE r.id = c.id
 RETURNING r.id, r.lease_token
+""")
+
+# Held by each worker, for its whole life, on its dedicated heartbeat connection. Postgres
+# releases it the moment that connection drops, which tells claimers the worker is gone.
+HOLD_LIVENESS = text("SELECT pg_advisory_lock(hashtextextended(:owner, 0))")
+
+# After its liveness connection dropped, a worker stopped all its runs; before it takes
+# the lock again it hands back whichever of them nobody took meanwhile. Their writers are
+# fenced out: `status = 'running'` no longer holds for them.
+RELEASE_OWNED = text("""
+UPDATE runs
+   SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL,
+       not_before = clock_timestamp(), updated_at = clock_timestamp()
+ WHERE lease_owner = :owner AND status = 'running'
 """)
 
 # One statement renews every lease this worker holds. `lease_expires_at` is not indexed,
@@ -154,6 +173,13 @@ async def claim_runs(conn: AsyncConnection, *, owner: str, limit: int, ttl_s: fl
     """Claim up to `limit` runs for `owner`, each with a fresh fencing token."""
     result = await conn.execute(CLAIM_RUNS, {"owner": owner, "limit": limit, "ttl": ttl_s})
     return [Claim(row.id, row.lease_token) for row in result]
+
+
+async def hold_liveness(conn: AsyncConnection, *, owner: str) -> None:
+    """Take this worker's liveness lock on `conn` (a connection it keeps for its life),
+    first handing back any run still leased to it from before a lost connection."""
+    await conn.execute(RELEASE_OWNED, {"owner": owner})
+    await conn.execute(HOLD_LIVENESS, {"owner": owner})
 
 
 async def renew_leases(conn: AsyncConnection, *, owner: str, ttl_s: float) -> list[Renewal]:

@@ -20,7 +20,7 @@ from uuid import UUID
 
 import httpx
 import sqlalchemy.exc
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app import faults
 from app.db import create_engine
@@ -128,6 +128,8 @@ class WorkerPool:
         self.active: dict[UUID, RunControl] = {}
         self._tasks: dict[UUID, asyncio.Task[None]] = {}
         self._wake = asyncio.Event()
+        # Set while this worker holds its liveness lock; it claims nothing without it.
+        self._alive = asyncio.Event()
         self._draining = asyncio.Event()
         self._stopping = asyncio.Event()
         self._loops: list[asyncio.Task[None]] = []
@@ -199,6 +201,8 @@ class WorkerPool:
                 await asyncio.wait_for(self._wake.wait(), timeout=jitter)
 
     async def _claim(self, limit: int) -> int:
+        if not self._alive.is_set():
+            return 0  # without our liveness lock, others could take what we claim
         async with self.engine.begin() as conn:
             claims = await leases.claim_runs(
                 conn, owner=self.owner, limit=limit, ttl_s=self.settings.lease_ttl_s
@@ -296,34 +300,49 @@ class WorkerPool:
     # -- heartbeats ----------------------------------------------------------------------
 
     async def _heartbeat_loop(self) -> None:
-        while not self._stopping.is_set():
-            await asyncio.sleep(self.settings.heartbeat_s)
-            if not self.active:
-                continue
-            sent_at = time.monotonic()
-            try:
-                async with self.heartbeat_engine.begin() as conn:
-                    renewals = await leases.renew_leases(
-                        conn, owner=self.owner, ttl_s=self.settings.lease_ttl_s
-                    )
-            except DB_UNAVAILABLE as exc:
-                log.warning("heartbeat failed: %s", type(exc).__name__)
-                self._expire_overdue()
-                continue
-            held = {r.run_id: r for r in renewals}
-            for run_id, control in list(self.active.items()):
-                renewal = held.get(run_id)
-                if renewal is None or renewal.lease_token != control.lease_token:
-                    # Claimed after our last renewal is fine only if it is newer than it.
-                    if control.renewed_at < sent_at:
-                        control.stop(StopReason.LEASE_LOST)
-                    continue
-                control.renewed_at = sent_at
-                if renewal.cancel_requested:
-                    control.stop(StopReason.CANCEL)
+        """Hold the liveness lock and renew every lease, on one dedicated connection.
 
-    def _expire_overdue(self) -> None:
-        """Without heartbeats, a lease we cannot prove is still ours must be given up."""
-        for control in self.active.values():
-            if control.lease_left() <= 0:
-                control.stop(StopReason.LEASE_LOST)
+        If that connection drops, claimers may take our runs at once (the lock went with
+        it), so every run of ours stops right away; then we reconnect and carry on.
+        """
+        delay = 0.5
+        while not self._stopping.is_set():
+            try:
+                async with self.heartbeat_engine.connect() as raw:
+                    conn = await raw.execution_options(isolation_level="AUTOCOMMIT")
+                    await leases.hold_liveness(conn, owner=self.owner)
+                    self._alive.set()
+                    self._wake.set()
+                    delay = 0.5
+                    while not self._stopping.is_set():
+                        await asyncio.sleep(self.settings.heartbeat_s)
+                        await self._renew(conn)
+            except DB_UNAVAILABLE as exc:
+                self._alive.clear()
+                log.warning(
+                    "liveness connection lost (%s): stopping this worker's runs", type(exc).__name__
+                )
+                for control in self.active.values():
+                    control.stop(StopReason.LEASE_LOST)
+                with suppress(TimeoutError):
+                    await asyncio.wait_for(self._stopping.wait(), timeout=delay)
+                delay = min(delay * 2, 10.0)
+
+    async def _renew(self, conn: AsyncConnection) -> None:
+        if not self.active:
+            return
+        sent_at = time.monotonic()
+        renewals = await leases.renew_leases(
+            conn, owner=self.owner, ttl_s=self.settings.lease_ttl_s
+        )
+        held = {r.run_id: r for r in renewals}
+        for run_id, control in list(self.active.items()):
+            renewal = held.get(run_id)
+            if renewal is None or renewal.lease_token != control.lease_token:
+                # A run claimed after this renewal was sent is not in its answer yet.
+                if control.renewed_at < sent_at:
+                    control.stop(StopReason.LEASE_LOST)
+                continue
+            control.renewed_at = sent_at
+            if renewal.cancel_requested:
+                control.stop(StopReason.CANCEL)

@@ -316,3 +316,63 @@ async def test_sigkill_during_approved_call__it_is_never_run_again(
     status, result = rows(database_url, "SELECT status, result FROM tool_calls")[0]
     assert status == "interrupted"
     assert result["error"] == "interrupted"
+
+
+async def test_sigkill__runs_are_taken_over_long_before_the_lease_expires(
+    api: httpx.AsyncClient, database_url: str, tmp_path: Path
+) -> None:
+    """Fast takeover: a dead worker's connection drops, and with it its liveness lock, so
+    another worker takes its runs in about a poll interval, not a 30 s lease."""
+    call_log = tmp_path / "model.log"
+    with tool_server() as tools, workers(tmp_path, database_url, call_log) as start:
+        run_id = await define_and_send(
+            api,
+            agent(
+                "fast",
+                [calls(("fx", {"label": "f", "hold": True})), {"text": "done"}],
+                [http_tool("fx", tools.url)],
+            ),
+            "fast-1",
+        )
+        slow_lease = {"PERDURE_LEASE_TTL_S": "30", "PERDURE_HEARTBEAT_S": "5"}
+        first = start(**slow_lease)
+        await asyncio.to_thread(tools.wait_for, labelled("f"))
+        start(**slow_lease)
+        first.kill()
+        killed = time.monotonic()
+        await asyncio.to_thread(tools.wait_for, lambda seen: len(seen) == 2, 20)
+        took = time.monotonic() - killed
+        done = await wait_status(api, run_id, {"finished"}, timeout=20)
+
+    assert took < 10, f"takeover took {took:.1f}s"
+    assert done["output"] == "done"
+    assert [c.token for c in tools.calls] == sorted({c.token for c in tools.calls})
+
+
+async def test_sigstop__a_live_but_stalled_worker_keeps_its_runs_until_the_lease_expires(
+    api: httpx.AsyncClient, database_url: str, tmp_path: Path
+) -> None:
+    """The liveness lock is only a hint of death: a stopped process still holds its
+    connection, so nobody takes its run before the lease really expires."""
+    call_log = tmp_path / "model.log"
+    with tool_server() as tools, workers(tmp_path, database_url, call_log) as start:
+        await define_and_send(
+            api,
+            agent(
+                "stall",
+                [calls(("fx", {"label": "s", "hold": True})), {"text": "done"}],
+                [http_tool("fx", tools.url)],
+            ),
+            "stall-1",
+        )
+        lease = {"PERDURE_LEASE_TTL_S": "6", "PERDURE_HEARTBEAT_S": "1"}
+        stalled = start(**lease)
+        await asyncio.to_thread(tools.wait_for, labelled("s"))
+        stalled.signal(signal.SIGSTOP)
+        stopped = time.monotonic()
+        start(**lease)
+        await asyncio.to_thread(tools.wait_for, lambda seen: len(seen) == 2, 30)
+        took = time.monotonic() - stopped
+        stalled.signal(signal.SIGCONT)
+
+    assert took >= 4.5, f"taken over after {took:.1f}s, before the lease could expire"
