@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import psycopg
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from app.db import create_engine
 from app.domain.agent import AgentDefinition
 from app.domain.run import CheckpointWrite, NewMessage, RunStatus, Usage
 from app.errors import LeaseLost
+from app.settings import Settings
 from app.store import agents, leases
 from app.store.runs import SendCommand, send
 from tests import pg
@@ -34,6 +38,24 @@ async def make_runs(engine: AsyncEngine, sessions: int, per_session: int = 1) ->
     return ids
 
 
+@asynccontextmanager
+async def alive(settings: Settings, *owners: str) -> AsyncIterator[None]:
+    """Hold each owner's liveness lock, as a running worker does on its own connection."""
+    assert settings.database_url
+    engine = create_engine(settings.database_url, settings, pool_size=len(owners))
+    held = []
+    try:
+        for owner in owners:
+            conn = await (await engine.connect()).execution_options(isolation_level="AUTOCOMMIT")
+            await leases.hold_liveness(conn, owner=owner)
+            held.append(conn)
+        yield
+    finally:
+        for conn in held:
+            await conn.close()
+        await engine.dispose()
+
+
 def write(seq: int, status: RunStatus = RunStatus.RUNNING) -> CheckpointWrite:
     return CheckpointWrite(
         checkpoint_seq=seq,
@@ -53,7 +75,9 @@ def scalar(database_url: str, sql: str, *params: Any) -> Any:
         return row[0]
 
 
-async def test_claim__concurrent_claimers_take_each_run_exactly_once(engine: AsyncEngine) -> None:
+async def test_claim__concurrent_claimers_take_each_run_exactly_once(
+    engine: AsyncEngine, settings: Settings
+) -> None:
     ids = await make_runs(engine, sessions=60)
 
     async def claimer(name: str) -> list[uuid.UUID]:
@@ -65,14 +89,23 @@ async def test_claim__concurrent_claimers_take_each_run_exactly_once(engine: Asy
                 return got
             got.extend(c.run_id for c in claims)
 
-    results = await asyncio.gather(*[claimer(f"w{i}") for i in range(6)])
+    names = [f"w{i}" for i in range(6)]
+    async with alive(settings, *names):
+        results = await asyncio.gather(*[claimer(name) for name in names])
     claimed = [run_id for got in results for run_id in got]
     assert sorted(claimed) == sorted(ids)  # all claimed, none twice
     assert sum(1 for got in results if got) > 1  # the claimers really competed
 
 
-async def test_claim__a_session_runs_one_at_a_time_in_order(engine: AsyncEngine) -> None:
+async def test_claim__a_session_runs_one_at_a_time_in_order(
+    engine: AsyncEngine, settings: Settings
+) -> None:
     first, second = await make_runs(engine, sessions=1, per_session=2)
+    async with alive(settings, "w"):
+        await _one_at_a_time(engine, first, second)
+
+
+async def _one_at_a_time(engine: AsyncEngine, first: uuid.UUID, second: uuid.UUID) -> None:
     async with engine.begin() as conn:
         claims = await leases.claim_runs(conn, owner="w", limit=10, ttl_s=30)
     assert [c.run_id for c in claims] == [first]
@@ -87,18 +120,32 @@ async def test_claim__a_session_runs_one_at_a_time_in_order(engine: AsyncEngine)
 
 
 async def test_claim__expired_lease_is_taken_over_with_a_new_token(
-    engine: AsyncEngine, database_url: str
+    engine: AsyncEngine, database_url: str, settings: Settings
 ) -> None:
     (run_id,) = await make_runs(engine, sessions=1)
-    async with engine.begin() as conn:
-        (first,) = await leases.claim_runs(conn, owner="dead", limit=1, ttl_s=0.2)
-        assert await leases.claim_runs(conn, owner="other", limit=1, ttl_s=30) == []
-    await asyncio.sleep(0.3)
-    async with engine.begin() as conn:
-        (second,) = await leases.claim_runs(conn, owner="other", limit=1, ttl_s=30)
+    async with alive(settings, "stalled"):
+        async with engine.begin() as conn:
+            (first,) = await leases.claim_runs(conn, owner="stalled", limit=1, ttl_s=0.5)
+            # alive and within its lease: nobody may take it
+            assert await leases.claim_runs(conn, owner="other", limit=1, ttl_s=30) == []
+        await asyncio.sleep(0.6)
+        async with engine.begin() as conn:
+            (second,) = await leases.claim_runs(conn, owner="other", limit=1, ttl_s=30)
     assert second.run_id == run_id
     assert second.lease_token == first.lease_token + 1
     assert scalar(database_url, "SELECT claims FROM runs") == 2
+
+
+async def test_claim__a_dead_owners_runs_are_taken_before_their_lease_expires(
+    engine: AsyncEngine, settings: Settings
+) -> None:
+    (run_id,) = await make_runs(engine, sessions=1)
+    async with alive(settings, "doomed"), engine.begin() as conn:
+        (first,) = await leases.claim_runs(conn, owner="doomed", limit=1, ttl_s=300)
+    # its liveness connection is gone: the 300 s lease does not matter any more
+    async with engine.begin() as conn:
+        (second,) = await leases.claim_runs(conn, owner="heir", limit=1, ttl_s=30)
+    assert (second.run_id, second.lease_token) == (run_id, first.lease_token + 1)
 
 
 async def test_fence__a_stale_token_writes_nothing(engine: AsyncEngine, database_url: str) -> None:
@@ -125,7 +172,9 @@ async def test_fence__a_stale_token_writes_nothing(engine: AsyncEngine, database
     assert scalar(database_url, "SELECT count(*) FROM checkpoints") == 1
 
 
-async def test_renew__reports_only_the_leases_still_held(engine: AsyncEngine) -> None:
+async def test_renew__reports_only_the_leases_still_held(
+    engine: AsyncEngine, settings: Settings
+) -> None:
     ids = await make_runs(engine, sessions=3)
     async with engine.begin() as conn:
         mine = await leases.claim_runs(conn, owner="me", limit=3, ttl_s=0.1)
