@@ -20,7 +20,6 @@ reads too, so they compare with Chat Completions' `prompt_tokens`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,7 +27,7 @@ import httpx
 
 from app.domain.agent import AnthropicModel, ToolSpec
 from app.domain.run import Usage
-from app.providers.base import ModelReply, ModelRequest, ProposedCall
+from app.providers.base import ModelReply, ModelRequest, ProposedCall, as_text
 from app.providers.http_errors import MalformedReply, endpoint, post_json, read_api_key
 
 PROVIDER = "anthropic"
@@ -82,13 +81,6 @@ class AnthropicMessages:
 
 
 # -- to the wire -------------------------------------------------------------------------
-
-
-def as_text(value: Any) -> str:
-    """A string as is; anything else as JSON text."""
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def wire_tool(tool: ToolSpec) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 from uuid import UUID
@@ -60,3 +61,10 @@ class ModelError(Exception):
 
 class Model(Protocol):
     async def generate(self, request: ModelRequest) -> ModelReply: ...
+
+
+def as_text(value: Any) -> str:
+    """Content as the wire formats want it: a string as is, anything else as JSON text."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)

@@ -25,7 +25,7 @@ import httpx
 
 from app.domain.agent import OpenAIModel, ToolSpec
 from app.domain.run import Usage
-from app.providers.base import ModelReply, ModelRequest, ProposedCall
+from app.providers.base import ModelReply, ModelRequest, ProposedCall, as_text
 from app.providers.http_errors import MalformedReply, endpoint, post_json, read_api_key
 
 PROVIDER = "openai"
@@ -69,13 +69,6 @@ class OpenAIChat:
 
 
 # -- to the wire -------------------------------------------------------------------------
-
-
-def as_text(value: Any) -> str:
-    """A string as is; anything else as JSON text."""
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def wire_tool(tool: ToolSpec) -> dict[str, Any]:

@@ -27,6 +27,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 
+from app.domain.run import RunStatus
+
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
     "uq": "uq_%(table_name)s_%(column_0_N_name)s",
@@ -37,15 +39,7 @@ NAMING_CONVENTION = {
 
 metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
-RUN_STATUSES = (
-    "queued",
-    "running",
-    "awaiting_approval",
-    "awaiting_tool_results",
-    "finished",
-    "failed",
-    "cancelled",
-)
+RUN_STATUSES = tuple(status.value for status in RunStatus)
 TOOL_CALL_STATUSES = ("pending", "running", "ok", "error", "cancelled", "interrupted", "rejected")
 APPROVAL_STATUSES = ("pending", "approved", "rejected", "orphaned", "expired")
 

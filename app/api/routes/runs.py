@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 from uuid import UUID
 
 from fastapi import APIRouter, Query
@@ -22,26 +22,17 @@ from app.api.schemas import (
     check_session_id,
 )
 from app.api.views import run_out, runs_out
+from app.domain.run import RunStatus
 from app.store import events, tool_outputs
 from app.store import runs as store
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"])
 
-StatusName = Literal[
-    "queued",
-    "running",
-    "awaiting_approval",
-    "awaiting_tool_results",
-    "finished",
-    "failed",
-    "cancelled",
-]
-
 
 @router.get("", response_model=RunPage, responses=responses(errors.SessionIdInvalid))
 async def list_runs(
     engine: EngineDep,
-    status: Annotated[list[StatusName] | None, Query(description="Repeat for several.")] = None,
+    status: Annotated[list[RunStatus] | None, Query(description="Repeat for several.")] = None,
     session_id: SessionIdQuery = None,
     cursor: Annotated[str | None, Query(max_length=500)] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
@@ -52,7 +43,7 @@ async def list_runs(
     async with engine.connect() as conn:
         records, next_cursor = await store.list_runs(
             conn,
-            statuses=list(status) if status else None,
+            statuses=[s.value for s in status] if status else None,
             session_id=session_id,
             cursor=cursor,
             limit=limit,
