@@ -33,7 +33,8 @@ WITH candidates AS (
                      -- Fast takeover: the holder's liveness lock is free, so the
                      -- connection it holds it on is gone (the process died). Only a hint:
                      -- the fencing token still guards every write.
-                     OR pg_try_advisory_xact_lock(hashtextextended(r.lease_owner, 0)))))
+                     OR (r.lease_owner <> :owner
+                         AND pg_try_advisory_xact_lock(hashtextextended(r.lease_owner, 0))))))
        AND NOT EXISTS (
             SELECT 1 FROM runs earlier
              WHERE earlier.session_id = r.session_id
@@ -77,6 +78,8 @@ RENEW_LEASES = text("""
 UPDATE runs
    SET lease_expires_at = clock_timestamp() + make_interval(secs => :ttl)
  WHERE lease_owner = :owner AND status = 'running'
+   -- Only runs this worker still drives: one it gave up must lapse for others to take.
+   AND id = ANY(CAST(:run_ids AS uuid[]))
 RETURNING id, lease_token, cancel_requested
 """)
 
@@ -191,8 +194,13 @@ async def hold_liveness(conn: AsyncConnection, *, owner: str) -> None:
     await conn.execute(HOLD_LIVENESS, {"owner": owner})
 
 
-async def renew_leases(conn: AsyncConnection, *, owner: str, ttl_s: float) -> list[Renewal]:
-    result = await conn.execute(RENEW_LEASES, {"owner": owner, "ttl": ttl_s})
+async def renew_leases(
+    conn: AsyncConnection, *, owner: str, ttl_s: float, run_ids: list[UUID]
+) -> list[Renewal]:
+    """Extend the leases of the runs this worker still drives (and only those)."""
+    result = await conn.execute(
+        RENEW_LEASES, {"owner": owner, "ttl": ttl_s, "run_ids": [str(i) for i in run_ids]}
+    )
     return [Renewal(row.id, row.lease_token, row.cancel_requested) for row in result]
 
 

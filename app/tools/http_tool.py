@@ -3,7 +3,7 @@
 The worker POSTs `{tool_call_id, session_id, run_id, arguments}` with
 `Idempotency-Key: <tool_call_id>` (a re-run after a crash carries the same key) and
 `Perdure-Lease-Token` (a tool server can refuse a caller that lost its lease). The JSON
-reply is the result. Timeouts, connection errors and 5xx are retried with back-off; a 4xx,
+reply is the result. Timeouts, connection errors, 409 and 5xx are retried with back-off; a 4xx,
 a non-JSON reply or one over the size cap becomes an error result the model can read.
 """
 
@@ -92,7 +92,9 @@ class HttpTools:
             return ToolOutcome.error(
                 "response_too_large", f"reply over {executor.max_response_bytes} bytes"
             ), False
-        if response.status_code >= 500:
+        # 409 too: a tool that answers "this idempotency key is still in progress" (a
+        # re-run overlapping the attempt of a worker that died) wants to be asked again.
+        if response.status_code >= 500 or response.status_code == 409:
             return ToolOutcome.error(
                 "http_status", f"HTTP {response.status_code}", status=response.status_code
             ), True

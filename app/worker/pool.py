@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from uuid import UUID
 
 import httpx
+import psycopg
 import sqlalchemy.exc
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -41,6 +42,9 @@ DB_UNAVAILABLE = (
     sqlalchemy.exc.OperationalError,
     sqlalchemy.exc.InterfaceError,
     sqlalchemy.exc.TimeoutError,
+    # The checkpoint runs on the driver connection, whose errors SQLAlchemy never wraps.
+    psycopg.OperationalError,
+    psycopg.InterfaceError,
     OSError,
 )
 
@@ -220,8 +224,13 @@ class WorkerPool:
                 self._draining,
                 sent_at,
             )
+            previous = self._tasks.get(claim.run_id)
+            if previous is not None:
+                # Its lease lapsed while we still drove it (a stall): that driver's token
+                # is stale, so stop it, and drive the run again once it has let go.
+                self.active[claim.run_id].stop(StopReason.LEASE_LOST)
             self.active[claim.run_id] = control
-            self._tasks[claim.run_id] = asyncio.create_task(self._drive(control))
+            self._tasks[claim.run_id] = asyncio.create_task(self._drive(control, previous))
         return len(claims)
 
     async def _prune(self, days: float) -> None:
@@ -235,8 +244,10 @@ class WorkerPool:
 
     # -- driving one run -----------------------------------------------------------------
 
-    async def _drive(self, control: RunControl) -> None:
+    async def _drive(self, control: RunControl, previous: asyncio.Task[None] | None = None) -> None:
         run_id = control.run_id
+        if previous is not None:
+            await asyncio.gather(previous, return_exceptions=True)
         try:
             async with self.engine.connect() as conn:
                 loaded = await run_state.load_run(conn, run_id)
@@ -267,10 +278,13 @@ class WorkerPool:
             )
         except Exception:
             log.exception("run %s: unexpected error", run_id)
-            await self._fail(control)
+            with suppress(LeaseLost, *DB_UNAVAILABLE):
+                await self._fail(control)
         finally:
-            self.active.pop(run_id, None)
-            self._tasks.pop(run_id, None)
+            # Only our own entries: a newer claim of this run may have replaced them.
+            if self.active.get(run_id) is control:
+                del self.active[run_id]
+                del self._tasks[run_id]
             self._wake.set()
 
     async def _fail(self, control: RunControl) -> None:
@@ -335,7 +349,7 @@ class WorkerPool:
             return
         sent_at = time.monotonic()
         renewals = await leases.renew_leases(
-            conn, owner=self.owner, ttl_s=self.settings.lease_ttl_s
+            conn, owner=self.owner, ttl_s=self.settings.lease_ttl_s, run_ids=list(self.active)
         )
         held = {r.run_id: r for r in renewals}
         for run_id, control in list(self.active.items()):

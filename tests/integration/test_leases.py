@@ -172,19 +172,40 @@ async def test_fence__a_stale_token_writes_nothing(engine: AsyncEngine, database
     assert scalar(database_url, "SELECT count(*) FROM checkpoints") == 1
 
 
-async def test_renew__reports_only_the_leases_still_held(
-    engine: AsyncEngine, settings: Settings
+async def test_renew__only_the_runs_still_driven_and_still_held(
+    engine: AsyncEngine, settings: Settings, database_url: str
 ) -> None:
-    ids = await make_runs(engine, sessions=3)
+    ids = await make_runs(engine, sessions=4)
     async with engine.begin() as conn:
-        mine = await leases.claim_runs(conn, owner="me", limit=3, ttl_s=0.1)
+        mine = await leases.claim_runs(conn, owner="me", limit=4, ttl_s=0.1)
     await asyncio.sleep(0.2)
     async with engine.begin() as conn:
-        # Another worker takes one of my expired runs.
+        # Another worker takes one of my expired runs...
         (taken,) = await leases.claim_runs(conn, owner="thief", limit=1, ttl_s=30)
-        renewed = await leases.renew_leases(conn, owner="me", ttl_s=30)
-    assert {c.run_id for c in mine} == set(ids)
-    assert {r.run_id for r in renewed} == set(ids) - {taken.run_id}
+    given_up = next(c.run_id for c in mine if c.run_id != taken.run_id)
+    driven = [i for i in ids if i != given_up]
+    async with engine.begin() as conn:
+        # ...and I gave one up (say, after a database error): I renew only what I drive.
+        renewed = await leases.renew_leases(conn, owner="me", ttl_s=30, run_ids=driven)
+    assert {r.run_id for r in renewed} == set(ids) - {taken.run_id, given_up}
+    lapsed = scalar(
+        database_url,
+        "SELECT lease_expires_at < clock_timestamp() FROM runs WHERE id = %s",
+        given_up,
+    )
+    assert lapsed is True, "a run given up must lapse so that another worker can take it"
+
+
+async def test_claim__never_takes_back_a_run_its_claimer_still_holds(
+    engine: AsyncEngine,
+) -> None:
+    """The liveness hint is about other workers: a claimer whose own liveness lock lapsed
+    (its connection hiccuped) must not re-claim, under a new token, runs it still drives."""
+    await make_runs(engine, sessions=1)
+    async with engine.begin() as conn:
+        (first,) = await leases.claim_runs(conn, owner="me", limit=1, ttl_s=30)
+        assert await leases.claim_runs(conn, owner="me", limit=1, ttl_s=30) == []
+    assert first.lease_token == 1
 
 
 async def test_claim__uses_its_partial_index(database_url: str, engine: AsyncEngine) -> None:
