@@ -177,6 +177,14 @@ class WorkerPool:
     # -- claiming ------------------------------------------------------------------------
 
     async def _claim_loop(self) -> None:
+        while not self._draining.is_set():
+            try:
+                await self._claim_forever()
+            except Exception:  # a bug must not leave a worker that looks alive but idles
+                log.exception("claim loop failed; restarting it")
+                await asyncio.sleep(self.settings.poll_interval_s)
+
+    async def _claim_forever(self) -> None:
         last_expiry = 0.0
         last_prune = time.monotonic()
         while not self._draining.is_set():
@@ -333,11 +341,15 @@ class WorkerPool:
                     while not self._stopping.is_set():
                         await asyncio.sleep(self.settings.heartbeat_s)
                         await self._renew(conn)
-            except DB_UNAVAILABLE as exc:
+            except Exception as exc:  # a lost connection, or a bug: either way, no liveness
                 self._alive.clear()
-                log.warning(
-                    "liveness connection lost (%s): stopping this worker's runs", type(exc).__name__
-                )
+                if isinstance(exc, DB_UNAVAILABLE):
+                    log.warning(
+                        "liveness connection lost (%s): stopping this worker's runs",
+                        type(exc).__name__,
+                    )
+                else:
+                    log.exception("heartbeat failed: stopping this worker's runs")
                 for control in self.active.values():
                     control.stop(StopReason.LEASE_LOST)
                 with suppress(TimeoutError):
