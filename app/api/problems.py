@@ -105,13 +105,13 @@ def problem_response(
     request: Request, problem: Problem, detail: str | None, **extensions: Any
 ) -> JSONResponse:
     body: dict[str, Any] = {
+        **extensions,  # first, so that no extension can shadow a standard member
         "type": TYPE_BASE + problem.code.lower().replace("_", "-"),
         "title": problem.title,
         "status": problem.status,
         "code": problem.code,
         "detail": detail,
         "instance": request.url.path,
-        **extensions,
     }
     headers = {"Retry-After": "1"} if problem.status == 503 else None
     return JSONResponse(

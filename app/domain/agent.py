@@ -33,7 +33,38 @@ def check_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
     except SchemaError as exc:
         where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
         raise ValueError(f"not a valid JSON Schema at {where}: {exc.message}") from exc
+    for ref in _references(schema):
+        if not ref.startswith("#"):
+            raise ValueError(
+                f"$ref {ref!r}: only references inside the schema (#/...) are "
+                "allowed; nothing is fetched"
+            )
+        if not _resolves(schema, ref):
+            raise ValueError(f"$ref {ref!r} resolves to nothing in this schema")
     return schema
+
+
+def _references(node: Any) -> list[str]:
+    if isinstance(node, dict):
+        found = [node["$ref"]] if isinstance(node.get("$ref"), str) else []
+        return found + [r for value in node.values() for r in _references(value)]
+    if isinstance(node, list):
+        return [r for value in node for r in _references(value)]
+    return []
+
+
+def _resolves(schema: dict[str, Any], ref: str) -> bool:
+    """Whether a local JSON Pointer reference (#/a/b) names a part of the schema."""
+    node: Any = schema
+    for raw in ref[1:].lstrip("/").split("/") if ref not in ("#", "#/") else []:
+        part = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return False
+    return True
 
 
 # -- models ------------------------------------------------------------------------------

@@ -332,7 +332,11 @@ class AgentLoop:
             return Settlement(call.id, CallStatus.ERROR, problem.result)
         assert tool is not None
         arguments, at_most_once = call.arguments, False
-        if needs_approval(tool, call.arguments):
+        try:
+            gated = needs_approval(tool, call.arguments)
+        except Exception:  # an approval schema that cannot be applied: ask the human
+            gated = True
+        if gated:
             decision = call.approval
             if decision is None or decision.status in (
                 ApprovalStatus.PENDING,
@@ -365,7 +369,12 @@ class AgentLoop:
             )
         if not isinstance(call.arguments, dict):
             return ToolOutcome.error("invalid_arguments", "arguments must be a JSON object")
-        errors = sorted(self._validators[tool.name].iter_errors(call.arguments), key=str)
+        try:
+            errors = sorted(self._validators[tool.name].iter_errors(call.arguments), key=str)
+        except Exception as exc:  # a schema that cannot be applied: the model hears, no crash
+            return ToolOutcome.error(
+                "invalid_schema", f"the tool's schema cannot be applied: {type(exc).__name__}"
+            )
         if errors:
             details = [
                 {"path": "/".join(str(p) for p in e.absolute_path), "message": e.message}
@@ -454,8 +463,13 @@ class AgentLoop:
     async def _save_cancelled(self) -> RunStatus:
         cancelled = error_result("cancelled", "the run was cancelled")
         settlements = [
-            Settlement(c.id, CallStatus.CANCELLED, cancelled) for c in self.state.unsettled_calls()
+            # An approved call already started may have taken effect: say so.
+            Settlement(c.id, CallStatus.INTERRUPTED, INTERRUPTED)
+            if c.status is CallStatus.RUNNING
+            else Settlement(c.id, CallStatus.CANCELLED, cancelled)
+            for c in self.state.unsettled_calls()
         ]
+
         await self._commit(RunStatus.CANCELLED, settlements=settlements, finish_reason="cancelled")
         return RunStatus.CANCELLED
 

@@ -98,7 +98,12 @@ async def get_agent(
         query = query.where(agent_versions.c.version == version)
     row = (await conn.execute(query)).first()
     if row is None:
-        raise errors.AgentNotFound(f"no agent {agent_id!r}", agent_id=agent_id)
+        what = (
+            f"no agent {agent_id!r}"
+            if version is None
+            else (f"agent {agent_id!r} has no version {version}")
+        )
+        raise errors.AgentNotFound(what, agent_id=agent_id, version=version)
     return AgentVersion(
         row.agent_id,
         row.version,

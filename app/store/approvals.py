@@ -105,7 +105,7 @@ async def decide(
         raise errors.ApprovalAlreadyDecided(
             f"this approval was already {record.status.value}",
             approval_id=str(approval_id),
-            status=record.status.value,
+            approval_status=record.status.value,
             decision=record.decision,
         )
     call = (
@@ -147,7 +147,13 @@ async def decide(
 
 
 def _check_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> None:
-    problems = sorted(Draft202012Validator(schema).iter_errors(arguments), key=str)
+    try:
+        problems = sorted(Draft202012Validator(schema).iter_errors(arguments), key=str)
+    except Exception as exc:  # a schema that cannot be applied (an agent defined before
+        # references were checked): the edit cannot be checked, so it is refused
+        raise errors.ApprovalArgumentsInvalid(
+            f"body.arguments: the tool's schema cannot be applied ({type(exc).__name__})"
+        ) from exc
     if problems:
         first = problems[0]
         path = ["body", "arguments", *(str(p) for p in first.absolute_path)]

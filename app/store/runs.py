@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import Row, func, select, tuple_, update
+from sqlalchemy import Row, case, func, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -286,7 +286,7 @@ async def request_cancel(conn: AsyncConnection, run_id: UUID) -> RunRecord:
         raise errors.RunNotCancellable(
             f"run {run_id} is already {run.status.value}",
             run_id=str(run_id),
-            status=run.status.value,
+            run_status=run.status.value,
         )
     await _cancel(conn, run)
     return await get_run(conn, run_id)
@@ -338,7 +338,7 @@ async def resume(conn: AsyncConnection, run_id: UUID) -> RunRecord:
         raise errors.RunNotResumable(
             f"run {run_id} is {run.status.value}; only a failed run can be resumed",
             run_id=str(run_id),
-            status=run.status.value,
+            run_status=run.status.value,
         )
     later = (
         await conn.execute(
@@ -357,6 +357,12 @@ async def resume(conn: AsyncConnection, run_id: UUID) -> RunRecord:
         .values(
             status="queued",
             not_before=func.now(),
+            # A run that gave up on retries gets a fresh budget (the outage is over); one
+            # that failed outright keeps its count.
+            attempts=case(
+                (runs.c.last_error["retryable"].as_boolean().is_(True), 0),
+                else_=runs.c.attempts,
+            ),
             finished_at=None,
             finish_reason=None,
             updated_at=func.now(),

@@ -81,6 +81,8 @@ async def delete_session(conn: AsyncConnection, session_id: str) -> None:
     A worker still driving one of its runs finds its fenced write matching nothing and
     stops. Raises SessionNotFound if there is no such session.
     """
+    # Runs first, then approvals: the lock order of decide and cancel, so none deadlock.
+    await conn.execute(select(runs.c.id).where(runs.c.session_id == session_id).with_for_update())
     await withdraw_for_session(conn, session_id)
     deleted = (
         await conn.execute(

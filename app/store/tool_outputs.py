@@ -43,7 +43,7 @@ async def awaited(conn: AsyncConnection, run_ids: list[UUID]) -> dict[UUID, list
         return out
     rows = await conn.execute(
         select(
-            tool_calls.c.run_id,
+            runs.c.id.label("awaiting_run"),
             tool_calls.c.tool_call_id,
             tool_calls.c.name,
             tool_calls.c.arguments,
@@ -53,9 +53,11 @@ async def awaited(conn: AsyncConnection, run_ids: list[UUID]) -> dict[UUID, list
             (tool_outputs.c.session_id == tool_calls.c.session_id)
             & (tool_outputs.c.tool_call_id == tool_calls.c.tool_call_id),
         )
-        .join(runs, runs.c.id == tool_calls.c.run_id)
+        # By session, not by run: a call carried over from an earlier run (or a fork's
+        # source) is this run's to settle too, and only one run of a session is active.
+        .join(runs, runs.c.session_id == tool_calls.c.session_id)
         .where(
-            tool_calls.c.run_id.in_(run_ids),
+            runs.c.id.in_(run_ids),
             tool_calls.c.status == "pending",
             tool_outputs.c.tool_call_id.is_(None),
             runs.c.status == RunStatus.AWAITING_TOOL_RESULTS.value,
@@ -63,7 +65,7 @@ async def awaited(conn: AsyncConnection, run_ids: list[UUID]) -> dict[UUID, list
         .order_by(tool_calls.c.seq)
     )
     for row in rows:
-        out[row.run_id].append(AwaitedCall(row.tool_call_id, row.name, row.arguments))
+        out[row.awaiting_run].append(AwaitedCall(row.tool_call_id, row.name, row.arguments))
     return out
 
 
@@ -79,7 +81,7 @@ async def post(conn: AsyncConnection, run_id: UUID, posted: list[PostedOutput]) 
         raise errors.RunNotAwaitingToolResults(
             f"run {run_id} is {run.status.value}, not awaiting_tool_results",
             run_id=str(run_id),
-            status=run.status.value,
+            run_status=run.status.value,
         )
     waiting = {c.tool_call_id for c in (await awaited(conn, [run_id]))[run_id]}
     ids = [p.tool_call_id for p in posted]

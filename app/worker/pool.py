@@ -217,11 +217,12 @@ class WorkerPool:
     async def _claim(self, limit: int) -> int:
         if not self._alive.is_set():
             return 0  # without our liveness lock, others could take what we claim
+        # Before the claim: the database computed the expiry after this, never before.
+        sent_at = time.monotonic()
         async with self.engine.begin() as conn:
             claims = await leases.claim_runs(
                 conn, owner=self.owner, limit=limit, ttl_s=self.settings.lease_ttl_s
             )
-        sent_at = time.monotonic()
         for claim in claims:
             faults.point("after_claim")
             control = RunControl(

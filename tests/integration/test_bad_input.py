@@ -158,3 +158,42 @@ async def test_agent__params_may_not_steer_the_protocol(api: httpx.AsyncClient) 
         await api.post("/v1/agents", json={"id": "o", "model": model}), 422, "VALIDATION_FAILED"
     )
     assert "stream" in body["detail"]
+
+
+async def test_agent__a_schema_reference_that_resolves_nowhere_is_422(
+    api: httpx.AsyncClient,
+) -> None:
+    tool = python_tool(
+        "t", "echo", {"type": "object", "properties": {"a": {"$ref": "#/$defs/nope"}}}
+    )
+    body = assert_problem(
+        await api.post("/v1/agents", json=agent("r", [{"text": "x"}], [tool])),
+        422,
+        "VALIDATION_FAILED",
+    )
+    assert "#/$defs/nope" in body["detail"]
+    remote = python_tool("t", "echo", {"$ref": "https://example.com/schema.json"})
+    assert_problem(
+        await api.post("/v1/agents", json=agent("r", [{"text": "x"}], [remote])),
+        422,
+        "VALIDATION_FAILED",
+    )
+    local = python_tool(
+        "t",
+        "echo",
+        {"$defs": {"n": {"type": "integer"}}, "properties": {"a": {"$ref": "#/$defs/n"}}},
+    )
+    assert (
+        await api.post("/v1/agents", json=agent("ok", [{"text": "x"}], [local]))
+    ).status_code == 201
+
+
+async def test_problem__status_is_always_the_http_status(api: httpx.AsyncClient) -> None:
+    await api.post("/v1/agents", json=agent("a", [{"text": "x"}], []))
+    run = (await api.post("/v1/sessions/s/runs", json={"agent_id": "a", "input": "x"})).json()
+    response = await api.post(
+        f"/v1/runs/{run['id']}/tool-results", json={"results": [{"tool_call_id": "c", "output": 1}]}
+    )
+    body = assert_problem(response, 409, "RUN_NOT_AWAITING_TOOL_RESULTS")
+    assert body["status"] == 409
+    assert body["run_status"] == "queued"

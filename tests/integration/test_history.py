@@ -344,3 +344,31 @@ async def test_retention__prunes_only_finished_sessions(
         ("waiting", 3)
     ]
     assert (await live.get("/v1/sessions/done/messages")).json()["items"]  # transcript stays
+
+
+async def test_fork__of_a_run_awaiting_a_client_tool_takes_its_output(
+    live: httpx.AsyncClient,
+) -> None:
+    """Review finding: the copied call belongs to the source run, and the fork's run must
+    still list it as awaited and accept its output."""
+    client_tool = {
+        "name": "lookup",
+        "input_schema": {"type": "object"},
+        "executor": {"type": "client"},
+    }
+    await define(
+        live, agent("cf", [calls(("lookup", {})), {"text": "from the fork"}], [client_tool])
+    )
+    paused = await run_to_rest(live, "cs", {"agent_id": "cf", "input": "x"})
+    assert paused["status"] == "awaiting_tool_results"
+    fork = (await live.post("/v1/sessions/cs/forks", json={"from_step": 1})).json()
+    waiting = await wait_status(live, fork["run"]["id"], {"awaiting_tool_results"})
+    call_id = paused["pending_tool_calls"][0]["tool_call_id"]
+    assert [c["tool_call_id"] for c in waiting["pending_tool_calls"]] == [call_id]
+    posted = await live.post(
+        f"/v1/runs/{fork['run']['id']}/tool-results",
+        json={"results": [{"tool_call_id": call_id, "output": "ok"}]},
+    )
+    assert posted.status_code == 200, posted.text
+    done = await wait_status(live, fork["run"]["id"], {"finished"})
+    assert done["output"] == "from the fork"

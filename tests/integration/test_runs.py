@@ -384,6 +384,22 @@ async def test_resume__failed_run_continues_with_its_step_budget_and_one_system_
     assert sum(1 for m in items if m["role"] == "tool") == 3
 
 
+async def test_resume__after_retries_ran_out_gets_a_fresh_budget(
+    live: httpx.AsyncClient,
+) -> None:
+    """Review finding: a run that gave up after its retries must retry again when an
+    operator resumes it, not fail on its first error."""
+    down = {"text": "x", "error": {"message": "503 upstream", "retryable": True}}
+    await define(live, agent("outage", [down], []))
+    run = await send(live, "out-1", {"agent_id": "outage", "input": "x"})
+    assert run["status"] == "failed"
+    assert run["last_error"]["attempts"] == 8
+    resumed = await live.post(f"/v1/runs/{run['id']}/resume")
+    assert resumed.json()["attempts"] == 0
+    again = await wait_status(live, run["id"], {"failed"}, timeout=30)
+    assert again["last_error"]["attempts"] == 8  # eight more tries, not one
+
+
 async def test_resume__only_failed_runs(live: httpx.AsyncClient) -> None:
     await define(live, agent("ok", [{"text": "x"}], []))
     run = await send(live, "ok-1", {"agent_id": "ok", "input": "x"})
