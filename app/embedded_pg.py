@@ -12,7 +12,6 @@ Postgres refuses to run as root; when we are root the cluster belongs to a syste
 from __future__ import annotations
 
 import os
-import pwd
 import shutil
 import socket
 import subprocess
@@ -188,10 +187,3 @@ def pgbench_path() -> str:
     """The pgbench that ships with the embedded server (used by benchmarks)."""
     found = BIN_DIR / "pgbench"
     return str(found) if found.exists() else (shutil.which("pgbench") or "pgbench")
-
-
-def system_user_uid() -> int | None:
-    try:
-        return pwd.getpwnam(SYSTEM_USER).pw_uid
-    except KeyError:
-        return None

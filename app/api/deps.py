@@ -1,12 +1,12 @@
-"""Annotated dependencies: the engine, a connection in a transaction, the settings."""
+"""Annotated dependencies: the engine and the settings. Routes own their transactions
+(`async with engine.begin()`), so a 2xx is sent only after the commit."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Annotated
 
 from fastapi import Depends, Request
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.settings import Settings
 
@@ -21,15 +21,5 @@ def get_app_settings(request: Request) -> Settings:
     return settings
 
 
-async def transaction(request: Request) -> AsyncIterator[AsyncConnection]:
-    """One transaction per request: committed when the route returns, rolled back on error.
-
-    The commit happens before the response is sent, so a 2xx means the write is durable.
-    """
-    async with get_engine(request).begin() as conn:
-        yield conn
-
-
 EngineDep = Annotated[AsyncEngine, Depends(get_engine)]
-ConnDep = Annotated[AsyncConnection, Depends(transaction)]
 SettingsDep = Annotated[Settings, Depends(get_app_settings)]

@@ -162,8 +162,7 @@ WITH fence AS (
 )
 SELECT (SELECT count(*) FROM fence) AS fenced, (SELECT count(*) FROM settled) AS settled
 """
-CHECKPOINT = text(CHECKPOINT_SQL)
-# The hot path runs it on the driver connection (SQLAlchemy's per-execute work was a fifth
+# It runs on the driver connection (SQLAlchemy's per-execute work was a fifth
 # of the worker's CPU): the same statement in psycopg's placeholder style.
 CHECKPOINT_PSYCOPG = re.sub(r"(?<![:\w]):(\w+)", r"%(\1)s", CHECKPOINT_SQL)
 
