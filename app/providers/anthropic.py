@@ -34,7 +34,6 @@ PROVIDER = "anthropic"
 API_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 4096
 # Body fields the adapter owns: `params` cannot replace them.
-RESERVED = frozenset({"model", "system", "messages", "tools"})
 INPUT_TOKEN_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 
@@ -68,7 +67,7 @@ class AnthropicMessages:
 
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
         params = self.spec.params
-        body = {k: v for k, v in params.items() if k not in RESERVED}
+        body = dict(params)  # the definition refused keys we set ourselves
         body["model"] = self.spec.name
         body["max_tokens"] = params.get("max_tokens", DEFAULT_MAX_TOKENS)
         system, messages = wire_messages(request.messages)

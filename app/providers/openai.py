@@ -30,7 +30,6 @@ from app.providers.http_errors import MalformedReply, endpoint, post_json, read_
 
 PROVIDER = "openai"
 # Body fields the adapter owns: `params` cannot replace them.
-RESERVED = frozenset({"model", "messages", "tools"})
 
 
 class OpenAIChat:
@@ -60,7 +59,7 @@ class OpenAIChat:
         )
 
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
-        body = {k: v for k, v in self.spec.params.items() if k not in RESERVED}
+        body = dict(self.spec.params)  # the definition refused keys we set ourselves
         body["model"] = self.spec.name
         body["messages"] = [wire_message(m) for m in request.messages]
         if request.tools:
