@@ -237,7 +237,6 @@ def install(app: FastAPI) -> None:
         sqlalchemy.exc.TimeoutError,
         psycopg.OperationalError,
         ConnectionError,
-        OSError,
     ):
         app.add_exception_handler(kind, _unavailable)
 
