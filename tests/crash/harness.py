@@ -109,6 +109,19 @@ class ToolServer:
         return {"attempt": attempt, "key": key, "label": arguments.get("label")}
 
 
+def reply_json(handler: BaseHTTPRequestHandler, payload: Any) -> None:
+    """Answer 200 with `payload`; a caller that was killed meanwhile is no error."""
+    reply = json.dumps(payload).encode()
+    try:
+        handler.send_response(200)
+        handler.send_header("content-type", "application/json")
+        handler.send_header("content-length", str(len(reply)))
+        handler.end_headers()
+        handler.wfile.write(reply)
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the worker that called us was killed
+
+
 @contextmanager
 def tool_server() -> Iterator[ToolServer]:
     server_state = ToolServer()
@@ -118,15 +131,7 @@ def tool_server() -> Iterator[ToolServer]:
             length = int(self.headers.get("content-length", 0))
             body = json.loads(self.rfile.read(length))
             headers = {k.lower(): v for k, v in self.headers.items()}
-            reply = json.dumps(server_state.handle(body, headers)).encode()
-            try:
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(reply)))
-                self.end_headers()
-                self.wfile.write(reply)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the worker that called us was killed
+            reply_json(self, server_state.handle(body, headers))
 
         def log_message(self, format: str, *args: Any) -> None:
             pass

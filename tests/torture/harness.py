@@ -50,7 +50,14 @@ import httpx
 import psycopg
 
 from app.db import libpq_url
-from tests.crash.harness import ToolCallSeen, ToolServer, Worker, model_calls, workers
+from tests.crash.harness import (
+    ToolCallSeen,
+    ToolServer,
+    Worker,
+    model_calls,
+    reply_json,
+    workers,
+)
 
 SETTLED = ("ok", "error", "cancelled", "interrupted", "rejected")
 LEASE_TTL_S = 3.0  # what tests.crash.harness.worker_env gives the workers
@@ -122,15 +129,7 @@ def effect_server() -> Iterator[EffectServer]:
             if caller_gone(self.connection):
                 with state.lock:
                     state.abandoned.add((answer["key"], answer["attempt"]))
-            reply = json.dumps(answer).encode()
-            try:
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(reply)))
-                self.end_headers()
-                self.wfile.write(reply)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the worker that called us was killed
+            reply_json(self, answer)
 
         def log_message(self, format: str, *args: Any) -> None:
             pass
