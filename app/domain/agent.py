@@ -9,10 +9,18 @@ from __future__ import annotations
 import hashlib
 import json
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 ID_PATTERN = r"^[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,198}[A-Za-z0-9_\-]$|^[A-Za-z0-9_\-]$"
 TOOL_NAME_PATTERN = r"^[A-Za-z0-9_\-]{1,64}$"
@@ -109,6 +117,25 @@ class ScriptedModel(Strict):
     script: list[ScriptReply] = Field(min_length=1, max_length=MAX_SCRIPT)
 
 
+def check_http_url(value: str) -> str:
+    """Refuse at definition time a URL that every call would fail on (an unclosed IPv6
+    bracket, no host, a port out of range, whitespace), rather than store it."""
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 -- parsing the port is the check: it raises when invalid
+    except ValueError as exc:
+        raise ValueError(f"not a valid URL: {exc}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("must be an http:// or https:// URL with a host")
+    if any(char.isspace() or not char.isprintable() for char in value):
+        raise ValueError("may not contain whitespace or control characters")
+    return value
+
+
+HttpUrl = Annotated[
+    str, Field(pattern=r"^https?://", max_length=2000), AfterValidator(check_http_url)
+]
+
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"
 RESERVED_PARAMS = frozenset({"model", "messages", "tools", "system", "stream"})
 
@@ -118,7 +145,7 @@ class RemoteModel(Strict):
     time (`api_key_env` names the variable): it is never stored, logged or returned."""
 
     name: str = Field(min_length=1, max_length=200, description="The provider's model name.")
-    base_url: str = Field(pattern=r"^https?://", max_length=2000)
+    base_url: HttpUrl
     api_key_env: str | None = Field(default=None, pattern=ENV_NAME)
     params: dict[str, Any] = Field(
         default_factory=dict, description="Extra body fields (temperature, max_tokens, ...)."
@@ -141,18 +168,14 @@ class OpenAIModel(RemoteModel):
     `/v1`; `/chat/completions` is appended."""
 
     provider: Literal["openai"]
-    base_url: str = Field(
-        default="https://api.openai.com/v1", pattern=r"^https?://", max_length=2000
-    )
+    base_url: HttpUrl = "https://api.openai.com/v1"
 
 
 class AnthropicModel(RemoteModel):
     """Messages API wire format. `base_url` is the bare host; `/v1/messages` is appended."""
 
     provider: Literal["anthropic"]
-    base_url: str = Field(
-        default="https://api.anthropic.com", pattern=r"^https?://", max_length=2000
-    )
+    base_url: HttpUrl = "https://api.anthropic.com"
 
 
 ModelSpec = Annotated[ScriptedModel | OpenAIModel | AnthropicModel, Field(discriminator="provider")]
@@ -169,7 +192,7 @@ class HttpExecutor(Strict):
     """POST {tool_call_id, session_id, run_id, arguments}; the JSON reply is the result."""
 
     type: Literal["http"]
-    url: str = Field(pattern=r"^https?://", max_length=2000)
+    url: HttpUrl
     timeout_s: float = Field(default=30.0, gt=0, le=600)
     max_retries: int = Field(default=2, ge=0, le=10)
     max_response_bytes: int = Field(default=1_048_576, ge=1024, le=16_777_216)

@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.agents import ADD_SCHEMA, agent, python_tool
+from tests.agents import ADD_SCHEMA, agent, http_tool, python_tool
 
 PROBLEM = "application/problem+json"
 
@@ -150,6 +150,28 @@ async def test_agent__missing_api_key_variable_is_422_at_definition_time(
     )
     assert body["errors"][0]["loc"] == ["body", "model", "api_key_env"]
     assert "PERDURE_SURELY_UNSET_KEY" in body["detail"]
+
+
+@pytest.mark.parametrize(
+    "url", ["http://[", "http://[::1", "https://", "http://host:99999/", "http://a b/", "ftp://x"]
+)
+async def test_agent__a_url_that_cannot_be_called_is_422(api: httpx.AsyncClient, url: str) -> None:
+    # Found by schemathesis: `^https?://` let these through, so the service stored a
+    # definition whose every model or tool call would fail, and echoed the broken URL back.
+    model = {"provider": "openai", "name": "gpt-x", "base_url": url}
+    body = assert_problem(
+        await api.post("/v1/agents", json={"id": "o", "model": model}), 422, "VALIDATION_FAILED"
+    )
+    assert body["errors"][0]["loc"] == ["body", "model", "openai", "base_url"]
+    tool = http_tool("t", url)
+    body = assert_problem(
+        await api.post("/v1/agents", json=agent("t", [{"text": "x"}], [tool])),
+        422,
+        "VALIDATION_FAILED",
+    )
+    assert body["errors"][0]["loc"][-1] == "url"
+    assert (await api.get("/v1/agents/o")).status_code == 404
+    assert (await api.get("/v1/agents/t")).status_code == 404
 
 
 async def test_agent__params_may_not_steer_the_protocol(api: httpx.AsyncClient) -> None:
