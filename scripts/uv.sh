@@ -1,9 +1,6 @@
 #!/usr/bin/env bash
 # Run the pinned uv, installing it into .tools/ on first use (nothing outside the
-# checkout is touched). Every install of this project comes from uv.lock through it:
-#   ./scripts/uv.sh sync --locked --extra test   what test.sh and .ci/run do
-#   ./scripts/uv.sh lock                          after changing pyproject.toml's dependencies
-#   ./scripts/uv.sh lock --upgrade                move to the newest versions the ranges allow
+# checkout is touched). install.sh and lock.sh reach uv through here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 UV_VERSION=0.13.9

@@ -39,7 +39,7 @@ EXAMPLES = os.environ.get("PERDURE_FUZZ_EXAMPLES", "12")
 
 def st_command() -> list[str]:
     found = shutil.which("st", path=str(Path(sys.executable).parent))
-    assert found, "schemathesis is a test dependency: pip install -e '.[test]'"
+    assert found, "schemathesis is a test dependency: ./scripts/install.sh test"
     return [found]
 
 
