@@ -33,7 +33,8 @@ class Settings(BaseSettings):
     # Leases (DESIGN.md §4). The TTL must leave room for several missed heartbeats.
     lease_ttl_s: float = Field(default=30.0, gt=0)
     heartbeat_s: float = Field(default=10.0, gt=0)
-    # A tool call is not started when the lease has less than this left.
+    # A tool call is not started when the lease has less than this left; margin plus a
+    # heartbeat must stay below the TTL (checked below).
     lease_margin_s: float = Field(default=3.0, ge=0)
 
     # Workers.
@@ -58,10 +59,25 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _lease_outlives_heartbeats(self) -> Settings:
-        if self.lease_ttl_s < 2 * self.heartbeat_s:
+        """Refuse lease settings under which a claimed run could not make progress.
+
+        A worker renews every `heartbeat_s`, and measures its lease from when the last
+        renewal was sent, so just before the next renewal it knows of only `ttl -
+        heartbeat` (less a round trip); it starts a tool call only with more than
+        `margin` left. Each rule is one line naming the variables: the CLI prints it.
+        """
+        ttl, heartbeat, margin = self.lease_ttl_s, self.heartbeat_s, self.lease_margin_s
+        if ttl < 2 * heartbeat:
             raise ValueError(
-                f"PERDURE_LEASE_TTL_S ({self.lease_ttl_s}) must be at least twice "
-                f"PERDURE_HEARTBEAT_S ({self.heartbeat_s}), or one late heartbeat loses the lease"
+                f"PERDURE_LEASE_TTL_S ({ttl}) must be at least twice "
+                f"PERDURE_HEARTBEAT_S ({heartbeat}), or one late heartbeat loses the lease"
+            )
+        if margin + heartbeat >= ttl:
+            raise ValueError(
+                f"PERDURE_LEASE_MARGIN_S ({margin}) plus PERDURE_HEARTBEAT_S ({heartbeat}) "
+                f"must be less than PERDURE_LEASE_TTL_S ({ttl}): between renewals a worker "
+                f"knows of only the TTL minus a heartbeat, so with less than the margin left "
+                f"it would stop its runs instead of starting their tool calls"
             )
         return self
 

@@ -243,7 +243,16 @@ class SessionOut(BaseModel):
 
 
 class ToolCallOut(BaseModel):
-    id: str
+    id: str = Field(
+        description="Perdure's id for the call, unique in the session: the model's own id "
+        "when that was free, else a minted one. Results, approvals and client tool outputs "
+        "name the call by it."
+    )
+    provider_call_id: str | None = Field(
+        default=None,
+        description="The id the model gave the call, sent back to it as is; null if it "
+        "gave none (or the call predates this field).",
+    )
     name: str
     arguments: Any
 
@@ -340,7 +349,16 @@ class CheckpointDetail(CheckpointOut):
 
 
 class PatchCall(Strict):
-    id: str = Field(min_length=1, max_length=200)
+    id: str = Field(
+        min_length=1, max_length=200, description="Unique in the transcript; results name it."
+    )
+    provider_call_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=1000,
+        description="The id the model gave the call, as the transcript shows it; the model "
+        "is sent this instead of `id`.",
+    )
     name: str = Field(min_length=1, max_length=64)
     arguments: dict[str, Any] = Field(default_factory=dict)
 

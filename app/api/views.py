@@ -33,7 +33,12 @@ def render_messages(entries: list[Entry], calls: dict[str, ToolCall]) -> list[Me
         if isinstance(entry, Message):
             turn_calls = (
                 [
-                    ToolCallOut(id=calls[i].id, name=calls[i].name, arguments=calls[i].arguments)
+                    ToolCallOut(
+                        id=calls[i].id,
+                        provider_call_id=calls[i].provider_call_id,
+                        name=calls[i].name,
+                        arguments=calls[i].arguments,
+                    )
                     for i in entry.tool_call_ids
                     if i in calls
                 ]

@@ -26,8 +26,11 @@ def transcript_from_messages(items: list[dict[str, Any]]) -> list[Entry]:
 
     Each assistant turn with tool calls must be followed by exactly one `tool` message per
     call before anything else; a tool message must answer a call of the turn before it.
+    Call ids are unique in the transcript (a call's `provider_call_id`, the model's own
+    id, need not be).
     """
     entries: list[Entry] = []
+    seen_ids: set[str] = set()
     seq = 1
     index = 0
     while index < len(items):
@@ -41,6 +44,13 @@ def transcript_from_messages(items: list[dict[str, Any]]) -> list[Entry]:
         ids = [str(c["id"]) for c in calls]
         if len(set(ids)) != len(ids):
             raise InvalidPatch(f"messages[{index}]: duplicate tool call ids")
+        reused = [i for i in ids if i in seen_ids]
+        if reused:
+            raise InvalidPatch(
+                f"messages[{index}]: tool call id {reused[0]!r} is used by an earlier turn; "
+                "call ids are unique in a session (provider_call_id need not be)"
+            )
+        seen_ids.update(ids)
         entries.append(Message(seq, str(role), item.get("content", ""), ids))
         turn_seq = seq
         seq += 1
@@ -66,6 +76,7 @@ def transcript_from_messages(items: list[dict[str, Any]]) -> list[Entry]:
         for idx, call in enumerate(calls):
             result = results[str(call["id"])]
             status = CallStatus.ERROR if result.get("is_error") else CallStatus.OK
+            provider_id = call.get("provider_call_id")
             entries.append(
                 ToolCall(
                     str(call["id"]),
@@ -76,6 +87,7 @@ def transcript_from_messages(items: list[dict[str, Any]]) -> list[Entry]:
                     call.get("arguments", {}),
                     status,
                     result.get("content"),
+                    provider_call_id=None if provider_id is None else str(provider_id),
                 )
             )
             seq += 1

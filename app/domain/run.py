@@ -76,6 +76,9 @@ class Message:
     role: str  # system | user | assistant
     content: Any
     tool_call_ids: list[str] = field(default_factory=list)
+    # An assistant turn's provider-specific parts, given back verbatim to the provider
+    # that wrote them (`app.providers.base.ModelReply.provider_data`).
+    provider_data: dict[str, Any] = field(default_factory=dict)
 
 
 class ApprovalStatus(StrEnum):
@@ -116,6 +119,8 @@ class NewApproval:
 
 @dataclass
 class ToolCall:
+    # Perdure's id, unique in the session: the model's own id when it sent one that was
+    # free, else a minted one (`provider_call_id` then keeps the model's).
     id: str
     seq: int
     message_seq: int
@@ -126,10 +131,17 @@ class ToolCall:
     result: Any = None
     approval: Approval | None = None
     client_output: ClientOutput | None = None
+    # The model's id for the call, as it sent it; None if it sent none.
+    provider_call_id: str | None = None
 
     @property
     def settled(self) -> bool:
         return self.status not in UNSETTLED
+
+    @property
+    def wire_id(self) -> str:
+        """The id the provider knows the call by: its own, or else Perdure's."""
+        return self.provider_call_id if self.provider_call_id is not None else self.id
 
 
 Entry = Message | ToolCall
@@ -196,6 +208,7 @@ class NewMessage:
     role: str
     content: Any
     tool_call_ids: list[str] = field(default_factory=list)
+    provider_data: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

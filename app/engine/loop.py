@@ -43,7 +43,7 @@ from app.domain.run import (
     ToolCall,
     Usage,
 )
-from app.engine.transcript import model_messages
+from app.engine.transcript import call_ids, model_messages
 from app.providers.base import Model, ModelError, ModelReply, ModelRequest
 from app.tools.base import ToolContext, ToolExecutor, ToolOutcome
 
@@ -53,6 +53,8 @@ log = logging.getLogger("perdure.engine")
 class StopReason(StrEnum):
     CANCEL = "cancel"  # the user cancelled: record it and end the run
     LEASE_LOST = "lease_lost"  # another worker owns the run: write nothing more
+    # Too little lease left to start a tool call: the run is still ours, hand it back.
+    LEASE_MARGIN = "lease_margin"
     SHUTDOWN = "shutdown"  # this worker is stopping: hand the run back
 
 
@@ -167,14 +169,15 @@ class AgentLoop:
         """Drive the run until it finishes, pauses, fails or is stopped.
 
         Returns the status it saved; raises RunStopped when the worker must hand the run
-        back (shutdown) or has lost it (lease), after saving whatever that requires.
+        back (shutdown, lease margin) or has lost it (lease), after saving whatever that
+        requires.
         """
         try:
             return await self._run()
         except RunStopped as stop:
             if stop.reason is StopReason.CANCEL:
                 return await self._save_cancelled()
-            if stop.reason is StopReason.SHUTDOWN:
+            if stop.reason in (StopReason.SHUTDOWN, StopReason.LEASE_MARGIN):
                 await self._hand_back()
             raise
 
@@ -240,18 +243,23 @@ class AgentLoop:
     async def _save_turn(self, reply: ModelReply) -> list[ToolCall]:
         state = self.state
         message_seq = state.next_seq
+        # The model's own ids where they are free in the session, so it gets them back.
+        ids = call_ids([p.id for p in reply.tool_calls], state.calls, new_call_id)
         calls = [
             ToolCall(
-                id=new_call_id(),
+                id=ids[idx],
                 seq=message_seq + 1 + idx,
                 message_seq=message_seq,
                 idx=idx,
                 name=proposed.name,
                 arguments=proposed.arguments,
+                provider_call_id=proposed.id,
             )
             for idx, proposed in enumerate(reply.tool_calls)
         ]
-        message = NewMessage(message_seq, "assistant", reply.text, [c.id for c in calls])
+        message = NewMessage(
+            message_seq, "assistant", reply.text, [c.id for c in calls], reply.provider_data
+        )
         usage = Usage(**state.usage.as_dict())
         usage.add(reply.usage)
         usage.model_calls += 1
@@ -386,6 +394,7 @@ class AgentLoop:
     async def _execute(self, runnable: list[Runnable]) -> None:
         gate = asyncio.Semaphore(self.agent.tool_concurrency)
         not_started: list[str] = []
+        short_of_lease: list[str] = []
 
         async def one(item: Runnable) -> Settlement | None:
             call = item.call
@@ -394,9 +403,11 @@ class AgentLoop:
                     not_started.append(call.id)
                     return None
                 self._check_stop(boundary=False)
-                if not self.control.lease_ok():
-                    # Not enough lease left to be sure nobody else starts this call too.
-                    raise RunStopped(StopReason.LEASE_LOST)
+                if short_of_lease or not self.control.lease_ok():
+                    # Not enough lease left to be sure nobody else starts this call too:
+                    # start no more; those running finish and are saved; then hand back.
+                    short_of_lease.append(call.id)
+                    return None
                 if item.at_most_once:
                     # The intent record: committed before the call, so a crash during it
                     # leaves `running` behind and the call is never started again.
@@ -436,6 +447,8 @@ class AgentLoop:
             await asyncio.gather(*pending, stop, return_exceptions=True)
         if not_started:
             raise RunStopped(StopReason.SHUTDOWN)
+        if short_of_lease:
+            raise RunStopped(StopReason.LEASE_MARGIN)
 
     async def _pause_for_approval(self, gated: list[Gated]) -> None:
         """One save: an approval per gated call, the run `awaiting_approval`, lease released."""
@@ -500,7 +513,13 @@ class AgentLoop:
             await self.journal.save(write)
             for message in write.messages:
                 state.append(
-                    Message(message.seq, message.role, message.content, message.tool_call_ids)
+                    Message(
+                        message.seq,
+                        message.role,
+                        message.content,
+                        message.tool_call_ids,
+                        message.provider_data,
+                    )
                 )
             for call in write.calls:
                 state.append(call)

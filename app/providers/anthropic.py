@@ -6,16 +6,21 @@
 From the neutral transcript (`app.engine.transcript`):
 - the system message goes to the body's own `system` field, never into `messages`;
 - an assistant turn becomes content blocks: `{"type": "text"}` (left out when empty),
-  then one `{"type": "tool_use", "id", "name", "input"}` per call;
+  then one `{"type": "tool_use", "id", "name", "input"}` per call, the id the model's own;
+  a turn whose blocks that would not reproduce (thinking and redacted_thinking blocks,
+  several text blocks, citations) goes back as the blocks the model sent, in their order;
 - a tool result becomes a `{"type": "tool_result", "tool_use_id", "content": "<text>",
   "is_error"}` block in a user message.
 The API wants user and assistant messages to alternate, so consecutive messages of one
 role are merged into one: a turn's results become one user message, and input that
 follows them (a new send after a failed or cancelled run) joins it, after the results.
 
-From the reply: `text` blocks are joined into the text, `tool_use` blocks are the calls;
-other blocks (thinking, server tools) are not kept. Input tokens count cache writes and
-reads too, so they compare with Chat Completions' `prompt_tokens`.
+From the reply: `text` blocks are joined into the text, `tool_use` blocks are the calls.
+When the blocks say more than that, they are kept too (`provider_data`): with `thinking`
+enabled the API refuses a tool_result follow-up whose assistant turn lost its thinking
+block or its signature. A kept `tool_use` block leaves its `input` out: that is the call's
+arguments, stored once. Input tokens count cache writes and reads too, so they compare
+with Chat Completions' `prompt_tokens`.
 """
 
 from __future__ import annotations
@@ -134,26 +139,52 @@ def wire_messages(
                 ],
             )
         elif role == "assistant":
-            blocks: list[dict[str, Any]] = []
-            text = as_text(content)
-            if text:
-                blocks.append({"type": "text", "text": text})
-            for call in message.get("tool_calls") or []:
-                arguments = call["arguments"]
-                blocks.append(
-                    {
-                        "type": "tool_use",
-                        "id": call["id"],
-                        "name": call["name"],
-                        # `input` must be an object; a call that had none was answered
-                        # with an invalid_arguments result already.
-                        "input": arguments if isinstance(arguments, dict) else {},
-                    }
-                )
-            add("assistant", blocks)
+            calls = message.get("tool_calls") or []
+            blocks = replayed_blocks(message, calls)
+            add("assistant", blocks if blocks is not None else turn_blocks(content, calls))
         else:
             add("user", text_blocks(content))
     return system_field(system), out
+
+
+def turn_blocks(content: Any, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """An assistant turn's blocks from its neutral text and calls."""
+    blocks: list[dict[str, Any]] = []
+    text = as_text(content)
+    if text:
+        blocks.append({"type": "text", "text": text})
+    for call in calls:
+        arguments = call["arguments"]
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": call["id"],
+                "name": call["name"],
+                # `input` must be an object; a call that had none was answered with an
+                # invalid_arguments result already.
+                "input": arguments if isinstance(arguments, dict) else {},
+            }
+        )
+    return blocks
+
+
+def replayed_blocks(
+    message: dict[str, Any], calls: list[dict[str, Any]]
+) -> list[dict[str, Any]] | None:
+    """The blocks the model sent for this turn, if this adapter kept them; each kept
+    `tool_use` block gets its `input` back from the call it stands for, in call order."""
+    data = message.get("provider_data")
+    kept = data.get(PROVIDER) if isinstance(data, dict) else None
+    layout = kept.get("content") if isinstance(kept, dict) else None
+    if not isinstance(layout, list) or not all(isinstance(b, dict) for b in layout):
+        return None
+    if sum(1 for b in layout if b.get("type") == "tool_use") != len(calls):
+        return None  # not the turn these calls came from: build it from them instead
+    arguments = iter(call["arguments"] for call in calls)
+    return [
+        {**block, "input": next(arguments)} if block.get("type") == "tool_use" else block
+        for block in layout
+    ]
 
 
 def system_field(blocks: list[dict[str, Any]]) -> str | list[dict[str, Any]] | None:
@@ -191,8 +222,44 @@ def parse_reply(payload: Any) -> ModelReply:
                 raise MalformedReply(f'"content[{index}].name" is not a non-empty string')
             if "input" not in block:
                 raise MalformedReply(f'"content[{index}]" (tool_use) has no "input"')
-            calls.append(ProposedCall(name, block["input"]))
-    return ModelReply(text="".join(texts), tool_calls=calls, usage=parse_usage(payload))
+            call_id = block.get("id")
+            calls.append(
+                ProposedCall(
+                    name, block["input"], call_id if isinstance(call_id, str) and call_id else None
+                )
+            )
+    text = "".join(texts)
+    return ModelReply(
+        text=text,
+        tool_calls=calls,
+        usage=parse_usage(payload),
+        provider_data=kept_blocks(content, text, calls),
+    )
+
+
+def kept_blocks(
+    content: list[dict[str, Any]], text: str, calls: list[ProposedCall]
+) -> dict[str, Any]:
+    """`provider_data` for a reply: its blocks, when text and calls would not rebuild them.
+
+    Null-valued keys (`"citations": null`) say nothing, and an empty text block is not
+    sent back (the API refuses one), so neither makes a turn worth keeping.
+    """
+    blocks = [
+        {k: v for k, v in block.items() if v is not None}
+        for block in content
+        if not (block["type"] == "text" and block.get("text") == "")
+    ]
+    neutral = turn_blocks(
+        text, [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls]
+    )
+    if blocks == neutral:
+        return {}
+    layout = [
+        {k: v for k, v in block.items() if k != "input"} if block["type"] == "tool_use" else block
+        for block in blocks
+    ]
+    return {PROVIDER: {"content": layout}}
 
 
 def parse_usage(payload: dict[str, Any]) -> Usage:

@@ -15,8 +15,10 @@ from app.domain.run import Usage
 class ModelRequest:
     session_id: str
     run_id: UUID
-    # Provider-neutral transcript: {"role", "content"} plus "tool_calls" on assistant
-    # turns and "tool_call_id"/"name" on tool results.
+    # Provider-neutral transcript: {"role", "content"} plus, on assistant turns,
+    # "tool_calls" ({"id", "name", "arguments"}) and "provider_data" (what a provider gave
+    # beyond the neutral fields, by provider name: see ModelReply); "tool_call_id"/"name"
+    # on tool results. Call ids are the ones the model sent, where it sent one.
     messages: list[dict[str, Any]]
     tools: list[ToolSpec]
     # Model calls this session made before this one (the scripted model replies by it).
@@ -29,6 +31,9 @@ class ModelRequest:
 class ProposedCall:
     name: str
     arguments: Any
+    # The model's own id for the call (`call_…`, `toolu_…`), None if it sent none. The
+    # provider gets exactly this back with the call and its result.
+    id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,11 @@ class ModelReply:
     text: str
     tool_calls: list[ProposedCall] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
+    # What the turn held beyond text and calls, that the provider wants back verbatim on
+    # the next call (thinking blocks and their signatures, reasoning, a refusal), keyed
+    # by provider name so that only the adapter that wrote it reads it. Empty when the
+    # neutral fields say it all (the common case: nothing more is stored).
+    provider_data: dict[str, Any] = field(default_factory=dict)
 
 
 class ModelError(Exception):

@@ -5,14 +5,18 @@ Speaks to OpenAI and to the servers that copy its format (vLLM, Ollama, LiteLLM,
 
 From the neutral transcript (`app.engine.transcript`):
 - an assistant turn becomes `{"role": "assistant", "content": text or null, "tool_calls":
-  [{"id", "type": "function", "function": {"name", "arguments": "<JSON text>"}}]}`;
+  [{"id", "type": "function", "function": {"name", "arguments": "<JSON text>"}}]}`, plus
+  the fields the model sent that the neutral form does not hold (`REPLAYED_FIELDS`, and a
+  null `content` beside a refusal), exactly as it sent them;
 - a tool result becomes `{"role": "tool", "tool_call_id", "content": "<text>"}` (JSON text
   unless the result already is a string; an error result says so in its content).
+Call ids are the model's own: the engine hands them back as they came.
 
-From the reply: `choices[0].message` gives the text and the calls (several calls in one
-reply are one parallel batch). A call whose `arguments` is not valid JSON is passed on as
-the raw string, so the engine answers it with an `invalid_arguments` error result the
-model can read, rather than failing the run.
+From the reply: `choices[0].message` gives the text (or, without one, the refusal), the
+calls with their ids (several calls in one reply are one parallel batch) and the fields to
+give back. A call whose `arguments` is not valid JSON is passed on as the raw string, so
+the engine answers it with an `invalid_arguments` error result the model can read, rather
+than failing the run.
 """
 
 from __future__ import annotations
@@ -29,7 +33,10 @@ from app.providers.base import ModelReply, ModelRequest, ProposedCall, as_text
 from app.providers.http_errors import MalformedReply, endpoint, post_json, read_api_key
 
 PROVIDER = "openai"
-# Body fields the adapter owns: `params` cannot replace them.
+# Assistant-message fields given back as the model sent them, where it sent them: servers
+# that reason across tool calls (DeepSeek, Kimi, vLLM) want the turn's reasoning back, and
+# a refusal stays a refusal.
+REPLAYED_FIELDS = ("reasoning_content", "refusal")
 
 
 class OpenAIChat:
@@ -88,9 +95,11 @@ def wire_message(message: dict[str, Any]) -> dict[str, Any]:
             "content": as_text(content),
         }
     if role == "assistant":
-        text = as_text(content)
         calls = message.get("tool_calls") or []
-        out: dict[str, Any] = {"role": "assistant", "content": text or (None if calls else "")}
+        out: dict[str, Any] = {
+            "role": "assistant",
+            "content": wire_content(as_text(content), bool(calls)),
+        }
         if calls:
             out["tool_calls"] = [
                 {
@@ -106,11 +115,25 @@ def wire_message(message: dict[str, Any]) -> dict[str, Any]:
                 }
                 for call in calls
             ]
+        out.update(replayed(message))
         return out
     # system and user: text, or a list of content parts the caller wrote for this API.
     if isinstance(content, list):
         return {"role": role, "content": content}
     return {"role": role, "content": as_text(content)}
+
+
+def wire_content(text: str, has_calls: bool) -> str | None:
+    return text or (None if has_calls else "")
+
+
+def replayed(message: dict[str, Any]) -> dict[str, Any]:
+    """The fields this adapter kept from the model's turn (none from another provider)."""
+    data = message.get("provider_data")
+    kept = data.get(PROVIDER) if isinstance(data, dict) else None
+    if not isinstance(kept, dict):
+        return {}
+    return {name: kept[name] for name in ("content", *REPLAYED_FIELDS) if name in kept}
 
 
 # -- from the wire -----------------------------------------------------------------------
@@ -138,7 +161,15 @@ def parse_reply(payload: Any) -> ModelReply:
     if not isinstance(raw_calls, list):
         raise MalformedReply('"choices[0].message.tool_calls" is not a list')
     calls = [parse_call(index, raw) for index, raw in enumerate(raw_calls)]
-    return ModelReply(text=content, tool_calls=calls, usage=parse_usage(payload.get("usage")))
+    kept = {name: message[name] for name in REPLAYED_FIELDS if message.get(name) is not None}
+    if message.get("content") is None and wire_content(content, bool(calls)) is not None:
+        kept["content"] = None  # the text is the refusal: the content was null
+    return ModelReply(
+        text=content,
+        tool_calls=calls,
+        usage=parse_usage(payload.get("usage")),
+        provider_data={PROVIDER: kept} if kept else {},
+    )
 
 
 def parse_call(index: int, raw: Any) -> ProposedCall:
@@ -149,18 +180,24 @@ def parse_call(index: int, raw: Any) -> ProposedCall:
     name = function.get("name")
     if not isinstance(name, str) or not name:
         raise MalformedReply(f'{where}.function.name" is not a non-empty string')
-    arguments = function.get("arguments")
+    call_id = raw.get("id")
+    if not isinstance(call_id, str) or not call_id:
+        call_id = None  # some compatible servers send none: the engine makes one up
+    return ProposedCall(name, parse_arguments(where, function.get("arguments")), call_id)
+
+
+def parse_arguments(where: str, arguments: Any) -> Any:
     if isinstance(arguments, str):
         if not arguments.strip():
-            return ProposedCall(name, {})  # some servers send "" for a call with no arguments
+            return {}  # some servers send "" for a call with no arguments
         try:
-            return ProposedCall(name, json.loads(arguments))
+            return json.loads(arguments)
         except ValueError:
-            return ProposedCall(name, arguments)  # the engine answers: invalid_arguments
+            return arguments  # the engine answers: invalid_arguments
     if arguments is None:
-        return ProposedCall(name, {})
+        return {}
     if isinstance(arguments, dict):
-        return ProposedCall(name, arguments)  # a lenient server sent the object itself
+        return arguments  # a lenient server sent the object itself
     raise MalformedReply(f'{where}.function.arguments" is {type(arguments).__name__}')
 
 

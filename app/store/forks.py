@@ -3,6 +3,9 @@
 The transcript prefix is copied by `INSERT … SELECT` inside Postgres (one statement per
 table, never a round trip per message). Calls whose result came after the save are copied
 without it, so the fork runs them first, and without their approval: gated calls ask again.
+Rows are copied whole: call ids (unique in the source, so in the fork), the model's own
+ids, and each turn's provider-specific parts, so the fork's model calls send what the
+source's did.
 """
 
 from __future__ import annotations
@@ -32,12 +35,14 @@ SELECT :fork, seq, run_id, role, content, checkpoint_seq
 
 COPY_CALLS = text("""
 INSERT INTO tool_calls (session_id, tool_call_id, seq, run_id, message_seq, idx, name,
-                        arguments, status, result, checkpoint_seq, result_checkpoint_seq)
+                        arguments, status, result, checkpoint_seq, result_checkpoint_seq,
+                        provider_call_id)
 SELECT :fork, tool_call_id, seq, run_id, message_seq, idx, name, arguments,
        CASE WHEN result_checkpoint_seq <= :upto THEN status ELSE 'pending' END,
        CASE WHEN result_checkpoint_seq <= :upto THEN result END,
        checkpoint_seq,
-       CASE WHEN result_checkpoint_seq <= :upto THEN result_checkpoint_seq END
+       CASE WHEN result_checkpoint_seq <= :upto THEN result_checkpoint_seq END,
+       provider_call_id
   FROM tool_calls
  WHERE session_id = :source AND checkpoint_seq <= :upto
 """)
@@ -201,7 +206,7 @@ async def _insert_entries(
             "seq": e.seq,
             "run_id": run_id,
             "role": e.role,
-            "content": stored_content(e.role, e.content, e.tool_call_ids),
+            "content": stored_content(e.role, e.content, e.tool_call_ids, e.provider_data),
             "checkpoint_seq": checkpoint_seq,
         }
         for e in entries
@@ -221,6 +226,7 @@ async def _insert_entries(
             "result": e.result,
             "checkpoint_seq": checkpoint_seq,
             "result_checkpoint_seq": checkpoint_seq,
+            "provider_call_id": e.provider_call_id,
         }
         for e in entries
         if isinstance(e, ToolCall)

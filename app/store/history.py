@@ -136,6 +136,7 @@ async def entries_at(conn: AsyncConnection, session_id: str, seq: int) -> list[E
                 arguments=r.arguments,
                 status=CallStatus(r.status) if settled else CallStatus.PENDING,
                 result=r.result if settled else None,
+                provider_call_id=r.provider_call_id,
             )
         )
     entries.sort(key=lambda e: e.seq)

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.domain.run import CheckpointWrite, RunStatus
 from app.errors import LeaseLost
+from app.store.notify import NOTIFY
 
 CLAIM_RUNS = text("""
 WITH candidates AS (
@@ -72,6 +73,16 @@ UPDATE runs
  WHERE lease_owner = :owner AND status = 'running'
 """)
 
+# A worker gives one run back (it cannot drive it now): queued, lease released, ready at
+# once. Fenced like a save: a stale token, or a run no longer `running` (a save that
+# seemed to fail may have committed), matches no row and changes nothing.
+RELEASE_RUN = text("""
+UPDATE runs
+   SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL,
+       not_before = clock_timestamp(), updated_at = clock_timestamp()
+ WHERE id = :run_id AND lease_token = :token AND status = 'running'
+""")
+
 # One statement renews every lease this worker holds. `lease_expires_at` is not indexed,
 # so this stays a HOT update. A run missing from the answer was taken from us.
 RENEW_LEASES = text("""
@@ -114,13 +125,13 @@ WITH fence AS (
            jsonb_to_recordset(CAST(:messages AS jsonb)) AS m(seq bigint, role text, content jsonb)
 ), new_calls AS (
     INSERT INTO tool_calls (session_id, tool_call_id, seq, run_id, message_seq, idx, name,
-                            arguments, status, checkpoint_seq)
+                            arguments, status, checkpoint_seq, provider_call_id)
     SELECT f.session_id, c.id, c.seq, :run_id, c.message_seq, c.idx, c.name, c.arguments,
-           'pending', :checkpoint_seq
+           'pending', :checkpoint_seq, c.provider_call_id
       FROM fence f,
            jsonb_to_recordset(CAST(:calls AS jsonb))
                AS c(id text, seq bigint, message_seq bigint, idx int, name text,
-                    arguments jsonb)
+                    arguments jsonb, provider_call_id text)
 ), settled AS (
     -- A result is written once: a call that already settled is never overwritten. A
     -- `running` settlement is an approved call's intent record, written before it runs.
@@ -203,6 +214,19 @@ async def renew_leases(
     return [Renewal(row.id, row.lease_token, row.cancel_requested) for row in result]
 
 
+async def hand_back(conn: AsyncConnection, *, run_id: UUID, token: int) -> bool:
+    """Give a run back, fenced on its token, and wake the workers; False if it was not ours.
+
+    Unlike a hand-back saved by the engine, it writes nothing of the run's progress (steps,
+    usage, errors): after a failed save the worker cannot know what the database has.
+    """
+    result = await conn.execute(RELEASE_RUN, {"run_id": run_id, "token": token})
+    if result.rowcount != 1:
+        return False
+    await conn.execute(NOTIFY)
+    return True
+
+
 _encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
@@ -244,7 +268,7 @@ async def write_checkpoint(
                 {
                     "seq": m.seq,
                     "role": m.role,
-                    "content": stored_content(m.role, m.content, m.tool_call_ids),
+                    "content": stored_content(m.role, m.content, m.tool_call_ids, m.provider_data),
                 }
                 for m in write.messages
             ]
@@ -258,6 +282,7 @@ async def write_checkpoint(
                     "idx": c.idx,
                     "name": c.name,
                     "arguments": c.arguments,
+                    "provider_call_id": c.provider_call_id,
                 }
                 for c in write.calls
             ]
@@ -291,8 +316,15 @@ async def write_checkpoint(
         raise LeaseLost("a tool result was already recorded", run_id=str(run_id))
 
 
-def stored_content(role: str, content: Any, tool_call_ids: list[str]) -> Any:
-    """How a message's content is stored: an assistant turn keeps its call ids with it."""
+def stored_content(
+    role: str, content: Any, tool_call_ids: list[str], provider_data: dict[str, Any] | None = None
+) -> Any:
+    """How a message's content is stored: an assistant turn keeps its call ids with it,
+    and its provider-specific parts when it has any (`provider_data`; absent otherwise,
+    as in rows written before it existed)."""
     if role == "assistant":
-        return {"text": content, "tool_call_ids": tool_call_ids}
+        stored: dict[str, Any] = {"text": content, "tool_call_ids": tool_call_ids}
+        if provider_data:
+            stored["provider_data"] = provider_data
+        return stored
     return content

@@ -5,6 +5,8 @@ The transcript is an append-only log (`messages` for system, user and assistant 
 checkpoint sequence number that wrote it, so any earlier save can be rebuilt exactly.
 A tool call's `seq` is its place in the transcript, reserved in call order when its turn
 is saved, so results may settle in any order and the transcript still reads in call order.
+A call's `tool_call_id` is unique in its session (the model's own id when that was free);
+`provider_call_id` is the id the model gave it, exactly what goes back to the model.
 """
 
 from __future__ import annotations
@@ -169,6 +171,8 @@ tool_calls = Table(
     Column("checkpoint_seq", BigInteger, nullable=False),
     Column("result_checkpoint_seq", BigInteger, nullable=True),
     Column("approval_id", UUID(as_uuid=True), nullable=True),
+    # The model's id for the call (not unique: some providers reuse ids); NULL: it had none.
+    Column("provider_call_id", Text, nullable=True),
     PrimaryKeyConstraint("session_id", "tool_call_id"),
     UniqueConstraint("session_id", "seq"),
     CheckConstraint(_in("status", TOOL_CALL_STATUSES), name="status"),

@@ -20,8 +20,15 @@ from app.store.tables import approvals, checkpoints, messages, tool_calls, tool_
 
 
 def message_from_row(seq: int, role: str, content: Any) -> Message:
+    """A stored message; an assistant turn is `{"text", "tool_call_ids", "provider_data"?}`."""
     if role == "assistant" and isinstance(content, dict) and "tool_call_ids" in content:
-        return Message(seq, role, content.get("text"), list(content["tool_call_ids"]))
+        return Message(
+            seq,
+            role,
+            content.get("text"),
+            list(content["tool_call_ids"]),
+            dict(content.get("provider_data") or {}),
+        )
     return Message(seq, role, content)
 
 
@@ -75,6 +82,7 @@ def call_from_row(r: Row[Any]) -> ToolCall:
         result=r.result,
         approval=_approval(r.approval_id, approval_status, getattr(r, "approval_decision", None)),
         client_output=_client_output(r),
+        provider_call_id=r.provider_call_id,
     )
 
 

@@ -17,6 +17,12 @@ class ToolContext:
     # The run's current fencing token: a tool server can refuse a caller that lost its lease.
     lease_token: int
 
+    @property
+    def idempotency_key(self) -> str:
+        """Stable across re-runs of this call, unique across sessions: call ids are the
+        model's own and repeat between sessions (`/` cannot occur in a session id)."""
+        return f"{self.session_id}/{self.tool_call_id}"
+
 
 @dataclass(frozen=True)
 class ToolOutcome:

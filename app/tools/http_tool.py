@@ -1,7 +1,7 @@
 """`http` tools: a tool in any language behind a URL.
 
 The worker POSTs `{tool_call_id, session_id, run_id, arguments}` with
-`Idempotency-Key: <tool_call_id>` (a re-run after a crash carries the same key) and
+`Idempotency-Key: <session_id>/<tool_call_id>` (a re-run after a crash carries the same key) and
 `Perdure-Lease-Token` (a tool server can refuse a caller that lost its lease). The JSON
 reply is the result. Timeouts, connection errors, 409 and 5xx are retried with back-off; a 4xx,
 a non-JSON reply or one over the size cap becomes an error result the model can read.
@@ -56,7 +56,7 @@ class HttpTools:
         }
         headers = {
             **resolve_headers(executor),
-            "Idempotency-Key": context.tool_call_id,
+            "Idempotency-Key": context.idempotency_key,
             "Perdure-Lease-Token": str(context.lease_token),
             "Perdure-Run-Id": str(context.run_id),
         }

@@ -49,6 +49,19 @@ DB_UNAVAILABLE = (
 )
 
 
+def unavailable_reason(exc: BaseException) -> str:
+    """What a DB_UNAVAILABLE error means, in the words of the logs: a pool checkout that
+    timed out says nothing about the database, which may be answering everyone else."""
+    if isinstance(exc, sqlalchemy.exc.TimeoutError):
+        return "no connection free in the pool"
+    return "database unreachable"
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
+
+
 def new_owner_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
@@ -122,10 +135,12 @@ class WorkerPool:
         self.concurrency = concurrency or settings.worker_concurrency
         self.owner = owner or new_owner_id()
         # Run writes share a pool sized to the concurrency; heartbeats get their own.
-        self.engine = create_engine(
-            self.url, settings, pool_size=min(self.concurrency, settings.pool_size)
-        )
+        self.pool_size = min(self.concurrency, settings.pool_size)
+        self.engine = create_engine(self.url, settings, pool_size=self.pool_size)
         self.heartbeat_engine = create_engine(self.url, settings, pool_size=1)
+        # Hand-backs of runs given up get theirs too: the run pool having no connection
+        # free may be why they were given up. It connects on first use.
+        self.release_engine = create_engine(self.url, settings, pool_size=1)
         self.http = httpx.AsyncClient(follow_redirects=False)
         self.tools = ToolDispatcher(HttpTools(self.http))
         self.retry = RetryPolicy(
@@ -172,6 +187,7 @@ class WorkerPool:
         await self.http.aclose()
         await self.engine.dispose()
         await self.heartbeat_engine.dispose()
+        await self.release_engine.dispose()
         log.info("worker %s stopped", self.owner)
 
     # -- claiming ------------------------------------------------------------------------
@@ -199,14 +215,16 @@ class WorkerPool:
                 try:
                     await approvals.expire_due(self.engine.begin)
                 except DB_UNAVAILABLE as exc:
-                    log.warning("approval expiry failed: %s", type(exc).__name__)
+                    log.warning(
+                        "approval expiry failed: %s (%s)", unavailable_reason(exc), _first_line(exc)
+                    )
             free = self.concurrency - len(self._tasks)
             claimed = 0
             if free > 0:
                 try:
                     claimed = await self._claim(free)
                 except DB_UNAVAILABLE as exc:
-                    log.warning("claim failed, database unavailable: %s", type(exc).__name__)
+                    log.warning("claim failed: %s (%s)", unavailable_reason(exc), _first_line(exc))
             if free > 0 and claimed == free:
                 continue  # there may be more ready right now
             self._wake.clear()
@@ -217,9 +235,11 @@ class WorkerPool:
     async def _claim(self, limit: int) -> int:
         if not self._alive.is_set():
             return 0  # without our liveness lock, others could take what we claim
-        # Before the claim: the database computed the expiry after this, never before.
-        sent_at = time.monotonic()
         async with self.engine.begin() as conn:
+            # After the checkout (it may wait PERDURE_POOL_TIMEOUT_S, which would shorten
+            # the lease the run starts with), before the claim: the database computed the
+            # expiry after this, never before.
+            sent_at = time.monotonic()
             claims = await leases.claim_runs(
                 conn, owner=self.owner, limit=limit, ttl_s=self.settings.lease_ttl_s
             )
@@ -249,7 +269,7 @@ class WorkerPool:
             if pruned.sessions:
                 log.info("pruned the history of %d finished sessions", pruned.sessions)
         except DB_UNAVAILABLE as exc:
-            log.warning("pruning failed: %s", type(exc).__name__)
+            log.warning("pruning failed: %s (%s)", unavailable_reason(exc), _first_line(exc))
 
     # -- driving one run -----------------------------------------------------------------
 
@@ -276,15 +296,33 @@ class WorkerPool:
             status = await loop.run()
             log.debug("run %s -> %s", run_id, status)
         except RunStopped as stop:
-            log.info("run %s stopped: %s", run_id, stop.reason.value)
+            if stop.reason is StopReason.LEASE_MARGIN:
+                log.warning(
+                    "run %s stopped: lease_margin: less than PERDURE_LEASE_MARGIN_S (%gs) of "
+                    "lease left to start a tool call (late renewals?); handed back",
+                    run_id,
+                    control.margin_s,
+                )
+            else:
+                log.info("run %s stopped: %s", run_id, stop.reason.value)
         except LeaseLost:
             log.warning("run %s: lease lost, another worker has it", run_id)
         except DB_UNAVAILABLE as exc:
-            # Ambiguous: the last write may or may not have committed. Let the lease lapse;
-            # whoever claims the run next reloads it from what the database has.
+            # The last write may or may not have committed: whoever claims the run next
+            # reloads it from what the database has. Hand it back now rather than leave it
+            # leased to a worker that is alive (no fast takeover) but no longer drives it;
+            # if that fails too, the lease lapses (the heartbeat stops renewing it below).
+            if isinstance(exc, sqlalchemy.exc.TimeoutError):
+                detail = (
+                    f"its {self.pool_size} connections all busy for PERDURE_POOL_TIMEOUT_S "
+                    f"{self.settings.pool_timeout_s:g}s"
+                )
+            else:
+                detail = _first_line(exc)
             log.warning(
-                "run %s: database unavailable (%s); giving the run up", run_id, type(exc).__name__
+                "run %s: %s (%s); giving the run up", run_id, unavailable_reason(exc), detail
             )
+            await self._give_back(control)
         except Exception:
             log.exception("run %s: unexpected error", run_id)
             with suppress(LeaseLost, *DB_UNAVAILABLE):
@@ -295,6 +333,32 @@ class WorkerPool:
                 del self.active[run_id]
                 del self._tasks[run_id]
             self._wake.set()
+
+    async def _give_back(self, control: RunControl) -> None:
+        """Hand a run given up back at once (fenced), on the hand-back connection."""
+        try:
+            async with self.release_engine.begin() as conn:
+                released = await leases.hand_back(
+                    conn, run_id=control.run_id, token=control.lease_token
+                )
+        except DB_UNAVAILABLE as exc:
+            log.warning(
+                "run %s: handing it back failed too: %s (%s); its lease will lapse",
+                control.run_id,
+                unavailable_reason(exc),
+                _first_line(exc),
+            )
+            return
+        except Exception:
+            log.exception("run %s: handing it back failed; its lease will lapse", control.run_id)
+            return
+        if released:
+            log.info("run %s handed back", control.run_id)
+        else:
+            log.info(
+                "run %s: not ours any more (saved or taken over); nothing to hand back",
+                control.run_id,
+            )
 
     async def _fail(self, control: RunControl) -> None:
         """A bug, not a fault: fail the run (fenced) rather than let it loop between workers."""

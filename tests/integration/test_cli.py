@@ -131,6 +131,36 @@ def test_settings__bad_lease_configuration() -> None:
     assert "PERDURE_LEASE_TTL_S" in line
 
 
+@pytest.mark.parametrize("command", ["worker", "serve"])
+@pytest.mark.parametrize(
+    ("lease", "named"),
+    [
+        pytest.param(
+            {"PERDURE_LEASE_TTL_S": "3", "PERDURE_HEARTBEAT_S": "1", "PERDURE_LEASE_MARGIN_S": "3"},
+            ("PERDURE_LEASE_TTL_S", "PERDURE_HEARTBEAT_S", "PERDURE_LEASE_MARGIN_S"),
+            id="no-lease-left-for-a-tool-call",
+        ),
+        pytest.param(
+            {"PERDURE_LEASE_TTL_S": "5", "PERDURE_HEARTBEAT_S": "3", "PERDURE_LEASE_MARGIN_S": "0"},
+            ("PERDURE_LEASE_TTL_S", "PERDURE_HEARTBEAT_S"),
+            id="one-late-heartbeat-loses-the-lease",
+        ),
+    ],
+)
+def test_settings__lease_settings_no_run_progresses_under_are_refused_at_start(
+    command: str, lease: dict[str, str], named: tuple[str, ...]
+) -> None:
+    """Refused before anything starts (an unreachable database would be the next error, so
+    the configuration must be checked first), in one line naming the variables."""
+    args = ["worker", "--migrate"] if command == "worker" else ["serve", "--port", str(free_port())]
+    line = one_line_error(
+        perdure(*args, env={"DATABASE_URL": "postgresql://u@127.0.0.1:1/x", **lease})
+    )
+    assert "invalid configuration" in line
+    for name in named:
+        assert name in line, line
+
+
 def test_openapi__prints_the_contract() -> None:
     process = perdure("openapi")
     output = process.communicate(timeout=60)[0]

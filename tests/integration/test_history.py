@@ -254,6 +254,61 @@ async def test_fork__messages_patch_replaces_the_transcript(live: httpx.AsyncCli
     ]
 
 
+async def test_fork__messages_patch_keeps_provider_ids_and_refuses_a_call_id_used_twice(
+    live: httpx.AsyncClient,
+) -> None:
+    """Call ids are unique in a session (results, approvals and outputs name calls by
+    them); the model's own ids need not be, and a patch may give them as they were."""
+    await define(live, agent("p", [{"text": "first"}, {"text": "from the patch"}], [ADD]))
+    await run_to_rest(live, "orig", {"agent_id": "p", "input": "x"})
+
+    def turn(call_id: str, provider_id: str, result: int) -> list[dict[str, Any]]:
+        call = {"id": call_id, "provider_call_id": provider_id, "name": "add", "arguments": {}}
+        return [
+            {"role": "assistant", "content": "", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": call_id, "content": {"result": result}},
+        ]
+
+    reused = await live.post(
+        "/v1/sessions/orig/forks",
+        json={
+            "from_step": 1,
+            "patch": {
+                "messages": [
+                    {"role": "user", "content": "x"},
+                    *turn("c1", "call_0", 1),
+                    *turn("c1", "call_0", 2),
+                ]
+            },
+        },
+    )
+    assert (reused.status_code, reused.json()["code"]) == (422, "VALIDATION_FAILED"), reused.text
+    assert "'c1'" in reused.json()["detail"]
+    assert (await live.get("/v1/sessions/orig.fork-1")).status_code == 404
+
+    fork = await live.post(
+        "/v1/sessions/orig/forks",
+        json={
+            "from_step": 1,
+            "patch": {
+                "messages": [
+                    {"role": "user", "content": "x"},
+                    *turn("c1", "call_0", 1),
+                    *turn("c2", "call_0", 2),
+                ]
+            },
+        },
+    )
+    assert fork.status_code == 201, fork.text
+    await wait_status(live, fork.json()["run"]["id"], {"finished"})
+    items = (await live.get("/v1/sessions/orig.fork-1/messages")).json()["items"]
+    assert [(c["id"], c["provider_call_id"]) for m in items for c in m.get("tool_calls", [])] == [
+        ("c1", "call_0"),
+        ("c2", "call_0"),
+    ]
+    assert [m["tool_call_id"] for m in items if m["role"] == "tool"] == ["c1", "c2"]
+
+
 # -- agent versions and drift ------------------------------------------------------------
 
 

@@ -196,6 +196,36 @@ async def test_renew__only_the_runs_still_driven_and_still_held(
     assert lapsed is True, "a run given up must lapse so that another worker can take it"
 
 
+async def test_hand_back__fenced_and_claimable_again_at_once(
+    engine: AsyncEngine, settings: Settings, database_url: str
+) -> None:
+    """A worker that gives a run up (a failed save) hands it back: a stale token or a run
+    no longer running changes nothing; the holder's token queues it, lease released."""
+    (run_id,) = await make_runs(engine, sessions=1)
+    async with alive(settings, "me", "other"):
+        async with engine.begin() as conn:
+            (mine,) = await leases.claim_runs(conn, owner="me", limit=1, ttl_s=300)
+        async with engine.begin() as conn:
+            stale = mine.lease_token - 1
+            assert await leases.hand_back(conn, run_id=run_id, token=stale) is False
+        assert scalar(database_url, "SELECT lease_owner FROM runs") == "me"
+
+        async with engine.begin() as conn:
+            assert await leases.hand_back(conn, run_id=run_id, token=mine.lease_token) is True
+        assert (
+            scalar(
+                database_url,
+                "SELECT (status, lease_owner, lease_expires_at, lease_token)::text FROM runs",
+            )
+            == f"(queued,,,{mine.lease_token})"
+        )
+        async with engine.begin() as conn:
+            # Twice is harmless: it is no longer running.
+            assert await leases.hand_back(conn, run_id=run_id, token=mine.lease_token) is False
+            (again,) = await leases.claim_runs(conn, owner="other", limit=1, ttl_s=30)
+    assert (again.run_id, again.lease_token) == (run_id, mine.lease_token + 1)
+
+
 async def test_claim__never_takes_back_a_run_its_claimer_still_holds(
     engine: AsyncEngine,
 ) -> None:

@@ -181,6 +181,17 @@ def http_server(routes: dict[str, Any]) -> Iterator[tuple[str, list[dict[str, An
         httpd.server_close()
 
 
+async def test_http_tool__idempotency_keys_differ_between_sessions_with_the_same_call_id() -> None:
+    # Call ids are the model's own now (`call_0` in every session of some servers), so the
+    # key a tool server deduplicates on must name the session too.
+    with http_server({"/t": (200, b"{}", 0)}) as (base, seen):
+        async with httpx.AsyncClient() as client:
+            for session in ("s-1", "s-2"):
+                context = ToolContext("call_0", session, uuid4(), 1)
+                assert (await HttpTools(client).execute(http_spec(f"{base}/t"), {}, context)).ok
+    assert [s["headers"]["Idempotency-Key"] for s in seen] == ["s-1/call_0", "s-2/call_0"]
+
+
 def http_spec(url: str, **executor: Any) -> ToolSpec:
     return ToolSpec.model_validate(
         {"name": "t", "executor": {"type": "http", "url": url, **executor}}
@@ -215,7 +226,7 @@ async def test_http_tool__replies_become_results_or_readable_errors(
         assert outcome.result["error"] == kind
     retried = isinstance(route, list) or kind == "timeout"
     assert len(seen) == (3 if retried else 1)
-    assert {s["headers"]["Idempotency-Key"] for s in seen} == {"call_abc"}
+    assert {s["headers"]["Idempotency-Key"] for s in seen} == {"s-1/call_abc"}
     assert seen[0]["body"] == {
         "tool_call_id": "call_abc",
         "session_id": "s-1",

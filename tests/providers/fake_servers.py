@@ -8,15 +8,20 @@ sent. With the queue empty, or on any other path, it answers a 400 that says so,
 test that forgot a reply fails with a readable error instead of hanging.
 
 `openai_*` and `anthropic_*` build reply bodies in each vendor's documented format.
+`openai_conversation` and `anthropic_conversation` are vendor checks (`server.check`): like
+the real APIs they refuse a follow-up that does not give back what the model sent, so a
+server serving one conversation fails the run the way the vendor would.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -58,11 +63,20 @@ class Seen:
         return json.loads(self.raw)
 
 
+# A vendor's validation of a request: (its body, the bodies of the 200 replies this
+# server gave so far, oldest first) -> the refusal to send instead, or None to go on.
+Check = Callable[[Any, list[Any]], Reply | None]
+
+
 class FakeServer:
     def __init__(self, path: str) -> None:
         self.path = path
         self.url = ""
         self.requests: list[Seen] = []
+        self.check: Check | None = None
+        # Bodies of the 200 replies sent at once and whole (not delayed or dribbled, which
+        # a timing-out client may never have read): the turns a conversation is made of.
+        self.answered: list[Any] = []
         self._replies: deque[Reply] = deque()
         self._lock = threading.Lock()
         self.closing = threading.Event()
@@ -93,9 +107,16 @@ class FakeServer:
             number = len(self.requests)
             if seen.method != "POST" or seen.path.split("?")[0] != self.path:
                 return Reply(400, {"error": {"message": f"fake server: no route {seen.path}"}})
+            if self.check is not None:
+                refusal = self.check(seen.body, list(self.answered))
+                if refusal is not None:
+                    return refusal
             if not self._replies:
                 return Reply(400, {"error": {"message": f"fake server: no reply for #{number}"}})
-            return self._replies.popleft()
+            reply = self._replies.popleft()
+            if reply.status == 200 and reply.raw is None and not (reply.delay_s or reply.dribble_s):
+                self.answered.append(reply.body)
+            return reply
 
 
 @contextmanager
@@ -178,8 +199,10 @@ def openai_reply(
     text: str | None = None,
     calls: list[dict[str, Any]] | None = None,
     usage: tuple[int, int] = (0, 0),
+    **fields: Any,
 ) -> Reply:
-    message: dict[str, Any] = {"role": "assistant", "content": text, "refusal": None}
+    """A reply; `fields` are more fields of its message (`reasoning_content`, `refusal`)."""
+    message: dict[str, Any] = {"role": "assistant", "content": text, "refusal": None, **fields}
     if calls:
         message["tool_calls"] = calls
     return Reply(
@@ -212,6 +235,91 @@ def openai_error(
     return Reply(status, body, **reply)
 
 
+def openai_conversation(id_rule: str | None = None) -> Check:
+    """Chat Completions' follow-up rules, for a server that serves one conversation.
+
+    - A `tool_calls` turn is followed by one `tool` message per call, and a `tool` message
+      answers a call of the turn right before it (OpenAI's own rule and wording).
+    - The k-th assistant message gives back exactly what the k-th reply said: its content,
+      its calls (ids, names, arguments) and its `reasoning_content` and `refusal` (servers
+      that reason across tool calls refuse a turn without its reasoning).
+    - With `id_rule` (a regex), every call id must match it in full, as Mistral's
+      endpoint wants (9 letters or digits) and says when it refuses.
+    """
+    rule = re.compile(id_rule) if id_rule is not None else None
+
+    def check(body: Any, answered: list[Any]) -> Reply | None:
+        messages: list[dict[str, Any]] = body.get("messages", [])
+        turn = 0
+        open_ids: list[str] = []  # calls of the last tool_calls turn still unanswered
+        for index, message in enumerate(messages):
+            role = message.get("role")
+            if role != "tool" and open_ids:
+                return openai_error(400, unanswered(open_ids))
+            if role == "tool":
+                call_id = message.get("tool_call_id")
+                if rule is not None and not rule.fullmatch(str(call_id)):
+                    return openai_error(400, mistral_id_refusal(call_id))
+                if call_id not in open_ids:
+                    return openai_error(
+                        400,
+                        "Invalid parameter: messages with role 'tool' must be a response to a "
+                        "preceeding message with 'tool_calls'.",
+                    )
+                open_ids.remove(call_id)
+            elif role == "assistant":
+                if turn >= len(answered):
+                    return openai_error(400, f"fake vendor: messages[{index}] was never replied")
+                issued = answered[turn]["choices"][0]["message"]
+                turn += 1
+                calls = message.get("tool_calls") or []
+                for call in calls:
+                    if rule is not None and not rule.fullmatch(str(call.get("id"))):
+                        return openai_error(400, mistral_id_refusal(call.get("id")))
+                problem = turn_differs(message, issued)
+                if problem is not None:
+                    return openai_error(400, f"fake vendor: messages[{index}]: {problem}")
+                open_ids = [str(c.get("id")) for c in calls]
+        if open_ids:
+            return openai_error(400, unanswered(open_ids))
+        return None
+
+    return check
+
+
+def unanswered(call_ids: list[str]) -> str:
+    return (
+        "An assistant message with 'tool_calls' must be followed by tool messages responding "
+        "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+        + ", ".join(call_ids)
+    )
+
+
+def mistral_id_refusal(call_id: Any) -> str:
+    return f"Tool call id was {call_id} but must be a-z, A-Z, 0-9, with a length of 9."
+
+
+def turn_differs(sent: dict[str, Any], issued: dict[str, Any]) -> str | None:
+    """How an assistant message sent back differs from the reply's message, if it does."""
+    for name in ("content", "reasoning_content", "refusal"):
+        if sent.get(name) != issued.get(name):
+            return f"{name} is {sent.get(name)!r}, the model said {issued.get(name)!r}"
+
+    def calls(message: dict[str, Any]) -> list[tuple[Any, Any, Any]]:
+        out = []
+        for call in message.get("tool_calls") or []:
+            function = call.get("function", {})
+            arguments = function.get("arguments")
+            with contextlib.suppress(TypeError, ValueError):  # not JSON: compared as text
+                arguments = json.loads(arguments)
+            out.append((call.get("id"), function.get("name"), arguments))
+        return out
+
+    if calls(sent) != calls(issued):
+        return f"tool_calls are {calls(sent)}, the model sent {calls(issued)}"
+    return None
+
+
 # -- Anthropic Messages ------------------------------------------------------------------
 
 
@@ -229,13 +337,21 @@ def anthropic_reply(
     if text:
         content.append({"type": "text", "text": text})
     content.extend(calls or [])
+    return anthropic_blocks(*content, usage=usage, **usage_extra)
+
+
+def anthropic_blocks(
+    *content: dict[str, Any], usage: tuple[int, int] = (0, 0), **usage_extra: int
+) -> Reply:
+    """A reply whose content is exactly these blocks, in this order."""
+    calls = any(block.get("type") == "tool_use" for block in content)
     return Reply(
         body={
             "id": "msg_fake",
             "type": "message",
             "role": "assistant",
             "model": "claude-test",
-            "content": content,
+            "content": list(content),
             "stop_reason": "tool_use" if calls else "end_turn",
             "stop_sequence": None,
             "usage": {"input_tokens": usage[0], "output_tokens": usage[1], **usage_extra},
@@ -248,6 +364,86 @@ def anthropic_error(
 ) -> Reply:
     body = {"type": "error", "error": {"type": kind, "message": message}}
     return Reply(status, body, **reply)
+
+
+THINKING_REFUSAL = (
+    "messages.{index}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+    "`{found}`. When `thinking` is enabled, a final `assistant` message must start with a "
+    "thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We "
+    "recommend you include thinking blocks from previous turns. To avoid this requirement, "
+    "disable `thinking`. Please consult our documentation at "
+    "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
+)
+THINKING_TYPES = ("thinking", "redacted_thinking")
+
+
+def anthropic_conversation(body: Any, answered: list[Any]) -> Reply | None:
+    """The Messages API's follow-up rules, for a server that serves one conversation.
+
+    As the real API (and in its words): a thinking block must come back with the signature
+    it was given; with `thinking` enabled, the assistant turn before the last tool results
+    must start with its thinking; every `tool_use` is answered by a `tool_result` in the
+    next message, and a `tool_result` answers a `tool_use` of the message before it. And,
+    stricter than the API: the k-th assistant message is the k-th reply's content, block
+    for block, in its order (ids included).
+    """
+    messages: list[dict[str, Any]] = body.get("messages", [])
+    thinking = (body.get("thinking") or {}).get("type") == "enabled"
+    assistant_at = [i for i, m in enumerate(messages) if m.get("role") == "assistant"]
+    if len(assistant_at) > len(answered):
+        return anthropic_error(400, "fake vendor: more assistant turns than replies")
+    issued_thinking = {
+        json.dumps(block, sort_keys=True)
+        for reply in answered
+        for block in reply["content"]
+        if block.get("type") == "thinking"
+    }
+    for index in assistant_at:
+        for j, block in enumerate(messages[index]["content"]):
+            if block.get("type") == "thinking" and (
+                json.dumps(block, sort_keys=True) not in issued_thinking
+            ):
+                return anthropic_error(
+                    400, f"messages.{index}.content.{j}: Invalid `signature` in `thinking` block"
+                )
+    last_use = max((i for i in assistant_at if any_block(messages[i], "tool_use")), default=None)
+    if thinking and last_use is not None:
+        first = messages[last_use]["content"][0].get("type")
+        if first not in THINKING_TYPES:
+            return anthropic_error(400, THINKING_REFUSAL.format(index=last_use, found=first))
+    for index, message in enumerate(messages):
+        uses = [b["id"] for b in message["content"] if b.get("type") == "tool_use"]
+        following = messages[index + 1]["content"] if index + 1 < len(messages) else []
+        answers = [b.get("tool_use_id") for b in following if b.get("type") == "tool_result"]
+        missing = [u for u in uses if u not in answers]
+        if message.get("role") == "assistant" and missing:
+            return anthropic_error(
+                400,
+                f"messages.{index}: `tool_use` ids were found without `tool_result` blocks "
+                f"immediately after: {', '.join(missing)}. Each `tool_use` block must have a "
+                "corresponding `tool_result` block in the next message.",
+            )
+        earlier = messages[index - 1]["content"] if index else []
+        used = [b.get("id") for b in earlier if b.get("type") == "tool_use"]
+        for j, block in enumerate(message["content"]):
+            if block.get("type") == "tool_result" and block.get("tool_use_id") not in used:
+                return anthropic_error(
+                    400,
+                    f"messages.{index}.content.{j}: unexpected `tool_use_id` found in "
+                    f"`tool_result` blocks: {block.get('tool_use_id')}. Each `tool_result` "
+                    "block must have a corresponding `tool_use` block in the previous message.",
+                )
+    for turn, index in enumerate(assistant_at):
+        sent, replied = messages[index]["content"], answered[turn]["content"]
+        if sent != replied:
+            return anthropic_error(
+                400, f"fake vendor: messages.{index} is {sent}, the model replied {replied}"
+            )
+    return None
+
+
+def any_block(message: dict[str, Any], kind: str) -> bool:
+    return any(block.get("type") == kind for block in message["content"])
 
 
 # -- the service, as the end-to-end tests drive it ---------------------------------------

@@ -22,10 +22,13 @@ from app.domain.agent import AnthropicModel, ToolSpec
 from app.providers.anthropic import AnthropicMessages
 from app.providers.base import ModelError, ModelRequest
 from tests.agents import ADD_SCHEMA, python_tool
+from tests.conftest import wait_status
 from tests.providers.fake_servers import (
     ANTHROPIC_PATH,
     FakeServer,
     Reply,
+    anthropic_blocks,
+    anthropic_conversation,
     anthropic_error,
     anthropic_reply,
     anthropic_tool_use,
@@ -60,6 +63,8 @@ def key(monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 async def define(live: httpx.AsyncClient, server: FakeServer, **model: Any) -> None:
+    """The agent `claude` on this server, which from now on checks follow-ups as Anthropic."""
+    server.check = anthropic_conversation
     await define_agent(
         live,
         {
@@ -271,6 +276,136 @@ async def test_input_after_results__joins_their_user_message(
     ]
 
 
+async def test_call_ids__the_model_gets_back_its_own_tool_use_ids(
+    live: httpx.AsyncClient, server: FakeServer, key: str
+) -> None:
+    server.push(
+        anthropic_reply(calls=[anthropic_tool_use("toolu_01A", "add", {"a": 2, "b": 3})]),
+        anthropic_reply("5"),
+    )
+    await define(live, server)
+
+    run = await send(live, "ids", {"agent_id": "claude", "input": QUESTION})
+
+    assert run["status"] == "finished", run["last_error"]
+    items = await transcript(live, "ids")
+    (call,) = items[2]["tool_calls"]
+    assert (call["id"], call["provider_call_id"]) == ("toolu_01A", "toolu_01A")
+    assert items[3]["tool_call_id"] == "toolu_01A"
+    assert decoded(server.wait_requests(2)[1].body["messages"]) == [
+        ASK,
+        use("toolu_01A", {"a": 2, "b": 3}),
+        {"role": "user", "content": [result("toolu_01A", {"result": 5})]},
+    ]
+
+
+THINKING = {"thinking": {"type": "enabled", "budget_tokens": 2048}, "max_tokens": 8192}
+THOUGHT_1 = {
+    "type": "thinking",
+    "thinking": "2 + 3 first, then add 10 to that.",
+    "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds1aGhMzx4WUVx9U",
+}
+THOUGHT_2 = {
+    "type": "thinking",
+    "thinking": "5, so now 5 + 10.",
+    "signature": "ErUBCkYIBRgCIkDzG3Px1kJ0d6mUf1QhE8FzgkT5Q4Wn6fC0h7sV9+L2bVxR3bQ",
+}
+REDACTED = {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rL"}
+THOUGHT_3 = {"type": "thinking", "thinking": "Done: 15.", "signature": "EpMBCkYIBRgCIkBnZ2c"}
+
+
+async def test_thinking__blocks_and_signatures_go_back_in_their_order(
+    live: httpx.AsyncClient, server: FakeServer, key: str
+) -> None:
+    """With `thinking` and tools, the API refuses a tool_result follow-up whose assistant
+    turn lost its thinking: each turn goes back block for block, signatures intact."""
+    turn1 = [
+        THOUGHT_1,
+        {"type": "text", "text": "Let me add."},
+        anthropic_tool_use("toolu_01", "add", {"a": 2, "b": 3}),
+    ]
+    turn2 = [THOUGHT_2, REDACTED, anthropic_tool_use("toolu_02", "add", {"a": 5, "b": 10})]
+    turn3 = [THOUGHT_3, {"type": "text", "text": "2 + 3 + 10 = "}, {"type": "text", "text": "15"}]
+    server.push(anthropic_blocks(*turn1), anthropic_blocks(*turn2), anthropic_blocks(*turn3))
+    await define(live, server, params=THINKING)
+
+    run = await send(live, "think", {"agent_id": "claude", "input": QUESTION})
+
+    assert run["status"] == "finished", run["last_error"]
+    assert run["output"] == "2 + 3 + 10 = 15"
+    items = await transcript(live, "think")
+    assert [m["content"] for m in items if m["role"] == "assistant"] == [
+        "Let me add.",
+        "",
+        "2 + 3 + 10 = 15",
+    ]
+    results1 = {"role": "user", "content": [result("toolu_01", {"result": 5})]}
+    results2 = {"role": "user", "content": [result("toolu_02", {"result": 15})]}
+    requests = server.wait_requests(3)
+    for sent in requests:
+        assert sent.body["thinking"] == THINKING["thinking"]
+    assert decoded(requests[1].body["messages"]) == [
+        ASK,
+        {"role": "assistant", "content": turn1},
+        results1,
+    ]
+    assert decoded(requests[2].body["messages"]) == [
+        ASK,
+        {"role": "assistant", "content": turn1},
+        results1,
+        {"role": "assistant", "content": turn2},
+        results2,
+    ]
+
+    # A fork of the first step, and the next send, give the saved turns back as well.
+    server.push(anthropic_reply("15, from the fork."))
+    fork = await live.post("/v1/sessions/think/forks", json={"from_step": 1})
+    assert fork.status_code == 201, fork.text
+    forked = await wait_status(live, fork.json()["run"]["id"], {"finished", "failed"})
+    assert forked["status"] == "finished", forked["last_error"]
+    assert decoded(server.wait_requests(4)[3].body["messages"]) == [
+        ASK,
+        {"role": "assistant", "content": turn1},
+        results1,
+    ]
+    server.push(anthropic_reply("You are welcome."))
+    again = await send(live, "think", {"input": "Thanks"})
+    assert again["status"] == "finished", again["last_error"]
+    assert decoded(server.wait_requests(5)[4].body["messages"])[1:] == [
+        {"role": "assistant", "content": turn1},
+        results1,
+        {"role": "assistant", "content": turn2},
+        results2,
+        {"role": "assistant", "content": turn3},
+        {"role": "user", "content": [{"type": "text", "text": "Thanks"}]},
+    ]
+
+
+async def test_thinking__a_turn_without_its_thinking_is_refused_by_the_vendor_check(
+    server: FakeServer, client: httpx.AsyncClient
+) -> None:
+    """The fake server's check is what the other tests rely on: it does refuse."""
+    server.check = anthropic_conversation
+    server.push(anthropic_blocks(THOUGHT_1, anthropic_tool_use("toolu_01", "add", {"a": 1})))
+    model = adapter(server.url, client, params=THINKING)
+    await model.generate(request())
+    stripped: list[dict[str, Any]] = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "toolu_01", "name": "add", "arguments": {"a": 1}}],
+        },
+        {"role": "tool", "tool_call_id": "toolu_01", "name": "add", "content": "1"},
+    ]
+    with pytest.raises(ModelError) as caught:
+        await model.generate(request(stripped))
+    assert "a final `assistant` message must start with a thinking block" in caught.value.message
+    assert "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`" in (
+        caught.value.message
+    )
+
+
 async def test_429__retried_after_retry_after(
     live: httpx.AsyncClient, server: FakeServer, key: str
 ) -> None:
@@ -475,10 +610,22 @@ async def test_request__body_headers_and_reply(
     reply = await model.generate(request(tools=tools))
 
     assert reply.text == "Adding twice."
-    assert [(c.name, c.arguments) for c in reply.tool_calls] == [
-        ("add", {"a": 1, "b": 2}),
-        ("noop", {}),
+    assert [(c.id, c.name, c.arguments) for c in reply.tool_calls] == [
+        ("toolu_1", "add", {"a": 1, "b": 2}),
+        ("toolu_2", "noop", {}),
     ]
+    # Kept for the next call, in order; a tool_use block's input is the call's arguments.
+    assert reply.provider_data == {
+        "anthropic": {
+            "content": [
+                {"type": "thinking", "thinking": "hmm", "signature": "sig"},
+                {"type": "text", "text": "Adding "},
+                {"type": "text", "text": "twice."},
+                {"type": "tool_use", "id": "toolu_1", "name": "add"},
+                {"type": "tool_use", "id": "toolu_2", "name": "noop"},
+            ]
+        }
+    }
     assert (reply.usage.input_tokens, reply.usage.output_tokens) == (1105, 9)
     (sent,) = server.seen()
     assert sent.path == ANTHROPIC_PATH
@@ -569,6 +716,76 @@ async def test_request__transcript_shapes(server: FakeServer, client: httpx.Asyn
             ],
         },
     ]
+
+
+async def test_reply__kept_blocks_only_when_text_and_calls_do_not_say_it_all(
+    server: FakeServer, client: httpx.AsyncClient
+) -> None:
+    server.push(
+        anthropic_blocks(
+            {"type": "text", "text": ""},
+            {"type": "text", "text": "Adding.", "citations": None},
+            anthropic_tool_use("toolu_1", "add", {"a": 1}),
+        ),
+        anthropic_blocks({"type": "text", "text": "ok", "citations": [{"type": "x"}]}),
+    )
+    model = adapter(server.url, client)
+    plain = await model.generate(request())
+    cited = await model.generate(request())
+    assert plain.provider_data == {}  # nothing more is stored for an ordinary turn
+    assert cited.provider_data == {
+        "anthropic": {"content": [{"type": "text", "text": "ok", "citations": [{"type": "x"}]}]}
+    }
+
+
+async def test_request__kept_blocks_go_back_in_order_and_only_to_this_provider(
+    server: FakeServer, client: httpx.AsyncClient
+) -> None:
+    server.push(anthropic_reply("ok"))
+    layout = [
+        {"type": "redacted_thinking", "data": "opaque"},
+        {"type": "tool_use", "id": "toolu_b", "name": "add"},
+        {"type": "thinking", "thinking": "then", "signature": "s2"},
+        {"type": "tool_use", "id": "toolu_c", "name": "noop"},
+    ]
+    calls = [
+        {"id": "toolu_b", "name": "add", "arguments": {"a": 1, "b": 2}},
+        {"id": "toolu_c", "name": "noop", "arguments": "not an object"},
+    ]
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": calls,
+            "provider_data": {"anthropic": {"content": layout}},
+        },
+        {"role": "tool", "tool_call_id": "toolu_b", "name": "add", "content": "3"},
+        {"role": "tool", "tool_call_id": "toolu_c", "name": "noop", "content": "x"},
+        {
+            "role": "assistant",
+            "content": "from another provider",
+            "provider_data": {"openai": {"reasoning_content": "not for Anthropic"}},
+        },
+        {"role": "user", "content": "and?"},
+    ]
+
+    await adapter(server.url, client).generate(request(messages))
+
+    sent = server.seen()[0].body["messages"]
+    assert sent[1] == {
+        "role": "assistant",
+        "content": [
+            {"type": "redacted_thinking", "data": "opaque"},
+            {"type": "tool_use", "id": "toolu_b", "name": "add", "input": {"a": 1, "b": 2}},
+            {"type": "thinking", "thinking": "then", "signature": "s2"},
+            {"type": "tool_use", "id": "toolu_c", "name": "noop", "input": "not an object"},
+        ],
+    }
+    assert sent[3] == {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "from another provider"}],
+    }
 
 
 async def test_request__system_blocks_kept_as_blocks(

@@ -33,6 +33,7 @@ from tests.providers.fake_servers import (
     fake_server,
     get_json,
     openai_call,
+    openai_conversation,
     openai_error,
     openai_reply,
     send,
@@ -67,6 +68,9 @@ def key(monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 async def define(live: httpx.AsyncClient, server: FakeServer, **model: Any) -> None:
+    """The agent `gpt` on this server, which from now on checks follow-ups as a vendor."""
+    if server.check is None:
+        server.check = openai_conversation()
     await define_agent(
         live,
         {
@@ -251,6 +255,123 @@ async def test_arguments_not_json__the_model_gets_an_error_result_and_its_text_b
     assert sent[2]["tool_calls"][0]["function"]["arguments"] == truncated
     assert sent[3]["tool_call_id"] == call["id"]
     assert json.loads(sent[3]["content"])["error"] == "invalid_arguments"
+
+
+async def test_call_ids__the_model_gets_back_exactly_the_ids_it_sent(
+    live: httpx.AsyncClient, server: FakeServer, key: str
+) -> None:
+    """A Mistral-style endpoint: its ids are 9 letters or digits, and it refuses others."""
+    server.check = openai_conversation(id_rule=r"[A-Za-z0-9]{9}")
+    server.push(
+        openai_reply(
+            calls=[
+                openai_call("a1B2c3D4e", "add", {"a": 2, "b": 3}),
+                openai_call("Zz9Yy8Xx7", "add", {"a": 1, "b": 1}),
+            ]
+        ),
+        openai_reply(calls=[openai_call("q7W8e9R0t", "add", {"a": 5, "b": 10})]),
+        openai_reply("15"),
+    )
+    await define(live, server)
+
+    run = await send(live, "ids", {"agent_id": "gpt", "input": QUESTION})
+
+    assert run["status"] == "finished", run["last_error"]
+    items = await transcript(live, "ids")
+    ids = ["a1B2c3D4e", "Zz9Yy8Xx7", "q7W8e9R0t"]
+    calls = [*items[2]["tool_calls"], *items[5]["tool_calls"]]
+    assert [(c["id"], c["provider_call_id"]) for c in calls] == [(i, i) for i in ids]
+    assert [m["tool_call_id"] for m in items if m["role"] == "tool"] == ids
+    requests = server.wait_requests(3)
+    turn1 = wire_turn(
+        None,
+        ("a1B2c3D4e", {"a": 2, "b": 3}, {"result": 5}),
+        ("Zz9Yy8Xx7", {"a": 1, "b": 1}, {"result": 2}),
+    )
+    turn2 = wire_turn(None, ("q7W8e9R0t", {"a": 5, "b": 10}, {"result": 15}))
+    assert decoded(requests[1].body["messages"]) == OPENING + turn1
+    assert decoded(requests[2].body["messages"]) == OPENING + turn1 + turn2
+
+
+async def test_call_ids__a_reused_provider_id_gets_its_own_call_id_but_goes_back_as_sent(
+    live: httpx.AsyncClient, server: FakeServer, key: str
+) -> None:
+    """Servers that number calls per turn (`call_0`, `call_1`, ...) reuse ids: a call whose
+    id is taken in the session gets a Perdure id; the model still gets its own id back."""
+    server.push(
+        openai_reply(calls=[openai_call("call_0", "add", {"a": 2, "b": 3})]),
+        openai_reply(
+            calls=[
+                openai_call("call_0", "add", {"a": 5, "b": 10}),
+                openai_call("call_1", "add", {"a": 1, "b": 1}),
+            ]
+        ),
+        openai_reply("15"),
+    )
+    await define(live, server)
+
+    run = await send(live, "reused", {"agent_id": "gpt", "input": QUESTION})
+
+    assert run["status"] == "finished", run["last_error"]
+    items = await transcript(live, "reused")
+    (first,) = items[2]["tool_calls"]
+    second, third = items[4]["tool_calls"]
+    assert (first["id"], first["provider_call_id"]) == ("call_0", "call_0")
+    assert second["provider_call_id"] == "call_0"
+    assert second["id"].startswith("call_")
+    assert second["id"] not in ("call_0", "call_1")
+    assert (third["id"], third["provider_call_id"]) == ("call_1", "call_1")
+    assert [(m["tool_call_id"], m["content"]) for m in items if m["role"] == "tool"] == [
+        ("call_0", {"result": 5}),
+        (second["id"], {"result": 15}),
+        ("call_1", {"result": 2}),
+    ]
+    # Each call is also reachable by its own id: the checkpoint rebuilds the same transcript.
+    checkpoints = await get_json(live, "/v1/sessions/reused/checkpoints")
+    newest = await get_json(
+        live, f"/v1/sessions/reused/checkpoints/{checkpoints['items'][0]['seq']}"
+    )
+    assert newest["messages"] == items
+    turn1 = wire_turn(None, ("call_0", {"a": 2, "b": 3}, {"result": 5}))
+    turn2 = wire_turn(
+        None,
+        ("call_0", {"a": 5, "b": 10}, {"result": 15}),
+        ("call_1", {"a": 1, "b": 1}, {"result": 2}),
+    )
+    assert decoded(server.wait_requests(3)[2].body["messages"]) == OPENING + turn1 + turn2
+
+
+async def test_reasoning_content_and_refusal__given_back_on_the_assistant_turn(
+    live: httpx.AsyncClient, server: FakeServer, key: str
+) -> None:
+    """Servers that reason across tool calls (DeepSeek, Kimi, vLLM) want the turn's
+    `reasoning_content` back; a refusal goes back as a refusal, with null content."""
+    reasoning = "The user wants 2 + 3; the add tool does that."
+    server.push(
+        openai_reply(
+            calls=[openai_call("call_r1", "add", {"a": 2, "b": 3})], reasoning_content=reasoning
+        ),
+        openai_reply(None, refusal="I can't help with that."),
+    )
+    await define(live, server)
+
+    run = await send(live, "think", {"agent_id": "gpt", "input": QUESTION})
+
+    assert run["status"] == "finished", run["last_error"]
+    assert run["output"] == "I can't help with that."
+    server.push(openai_reply("Fine: 5."))
+    again = await send(live, "think", {"input": "Please?"})
+    assert again["status"] == "finished", again["last_error"]
+    turn1 = wire_turn(None, ("call_r1", {"a": 2, "b": 3}, {"result": 5}))
+    turn1[0]["reasoning_content"] = reasoning
+    requests = server.wait_requests(3)
+    assert decoded(requests[1].body["messages"]) == OPENING + turn1
+    assert decoded(requests[2].body["messages"]) == [
+        *OPENING,
+        *turn1,
+        {"role": "assistant", "content": None, "refusal": "I can't help with that."},
+        {"role": "user", "content": "Please?"},
+    ]
 
 
 async def test_429__retried_after_retry_after(
@@ -447,10 +568,11 @@ async def test_request__body_headers_and_reply(
     reply = await model.generate(request(tools=tools))
 
     assert reply.text == ""
-    assert [(c.name, c.arguments) for c in reply.tool_calls] == [
-        ("add", {"a": 1, "b": 2}),
-        ("noop", {}),
+    assert [(c.id, c.name, c.arguments) for c in reply.tool_calls] == [
+        ("c1", "add", {"a": 1, "b": 2}),
+        ("c2", "noop", {}),
     ]
+    assert reply.provider_data == {}  # nothing to give back beyond text and calls
     assert (reply.usage.input_tokens, reply.usage.output_tokens) == (12, 5)
     (sent,) = server.seen()
     assert sent.headers["authorization"] == f"Bearer {KEY}"
@@ -513,6 +635,57 @@ async def test_request__transcript_shapes(server: FakeServer, client: httpx.Asyn
         {"role": "assistant", "content": ""},  # null only beside tool_calls
     ]
     assert "tools" not in server.seen()[0].body
+
+
+async def test_reply__call_without_an_id_and_reasoning(
+    server: FakeServer, client: httpx.AsyncClient
+) -> None:
+    call = openai_call("", "add", {"a": 1, "b": 2})
+    del call["id"]
+    server.push(openai_reply("Adding.", calls=[call], reasoning_content="1 + 2, simple."))
+    reply = await adapter(f"{server.url}/v1", client).generate(request())
+    assert [(c.id, c.name) for c in reply.tool_calls] == [(None, "add")]
+    assert reply.provider_data == {"openai": {"reasoning_content": "1 + 2, simple."}}
+
+
+async def test_request__kept_fields_go_back_only_to_this_provider(
+    server: FakeServer, client: httpx.AsyncClient
+) -> None:
+    server.push(openai_reply("ok"))
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "call_0", "name": "noop", "arguments": {}}],
+            "provider_data": {"openai": {"reasoning_content": "think", "unknown": 1}},
+        },
+        {"role": "tool", "tool_call_id": "call_0", "name": "noop", "content": "x"},
+        {
+            "role": "assistant",
+            "content": "No.",
+            "provider_data": {"openai": {"refusal": "No.", "content": None}},
+        },
+        {
+            "role": "assistant",
+            "content": "Thought hard.",
+            "provider_data": {"anthropic": {"content": [{"type": "thinking"}]}},
+        },
+    ]
+
+    await adapter(f"{server.url}/v1", client).generate(request(messages))
+
+    sent = server.seen()[0].body["messages"]
+    assert sent[1] == {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "call_0", "type": "function", "function": {"name": "noop", "arguments": "{}"}}
+        ],
+        "reasoning_content": "think",
+    }
+    assert sent[3] == {"role": "assistant", "content": None, "refusal": "No."}
+    assert sent[4] == {"role": "assistant", "content": "Thought hard."}
 
 
 async def test_url__base_path_and_query_kept_but_query_and_userinfo_never_shown(
@@ -691,6 +864,7 @@ async def test_reply__usage_absent_counts_zero(
     server.push(Reply(200, {"choices": [{"message": {"content": None, "refusal": "I can't."}}]}))
     reply = await adapter(f"{server.url}/v1", client).generate(request())
     assert reply.text == "I can't."
+    assert reply.provider_data == {"openai": {"refusal": "I can't.", "content": None}}
     assert (reply.usage.input_tokens, reply.usage.output_tokens) == (0, 0)
 
 

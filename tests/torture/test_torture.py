@@ -110,7 +110,7 @@ async def test_heartbeat_stalled_past_the_margin__the_runs_it_stops_are_not_left
         )
         assert victim.process.poll() is None
         assert other.process.poll() is None
-    stopped = victim.log().count("stopped: lease_lost")
+    stopped = victim.log().count("stopped: lease_margin")
     say(
         f"renewals stalled {LEASE_TTL_S}s: the worker stopped {stopped} runs for want of "
         f"lease; every run it held went on within {took:.1f}s; re-runs {len(verdict.reruns)}"

@@ -1,0 +1,245 @@
+"""What a worker stops driving for want of lease or of a connection, it hands back at once.
+
+An in-process worker pool, a real tool server, and the database stalled or starved on
+purpose: a run the worker gives up must be claimable again long before its lease expires.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx
+import psycopg
+import pytest
+import sqlalchemy.exc
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from app.db import create_engine, libpq_url
+from app.worker.pool import WorkerPool
+from tests.agents import agent, calls, http_tool
+from tests.conftest import make_settings, wait_status
+from tests.crash.harness import ToolCallSeen, tool_server
+
+pytestmark = pytest.mark.timeout(90)
+
+
+async def define_and_send(api: httpx.AsyncClient, body: dict[str, Any], session: str) -> str:
+    assert (await api.post("/v1/agents", json=body)).status_code == 201
+    response = await api.post(
+        f"/v1/sessions/{session}/runs", json={"agent_id": body["id"], "input": "go"}
+    )
+    assert response.status_code == 202
+    run_id: str = response.json()["id"]
+    return run_id
+
+
+def labelled(label: str) -> Callable[[list[ToolCallSeen]], bool]:
+    return lambda seen: any(c.arguments.get("label") == label for c in seen)
+
+
+async def run_row(database_url: str, run_id: str) -> dict[str, Any]:
+    async with await psycopg.AsyncConnection.connect(libpq_url(database_url)) as conn:
+        cursor = await conn.execute(
+            "SELECT status, lease_owner, lease_token, claims FROM runs WHERE id = %s", (run_id,)
+        )
+        row = await cursor.fetchone()
+    assert row is not None
+    return dict(zip(("status", "lease_owner", "lease_token", "claims"), row, strict=True))
+
+
+async def until(check: Callable[[], Awaitable[bool]], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not await check():
+        assert time.monotonic() < deadline, f"condition not met in {timeout}s"
+        await asyncio.sleep(0.05)
+
+
+async def lock_waiters(database_url: str) -> int:
+    async with await psycopg.AsyncConnection.connect(libpq_url(database_url)) as conn:
+        cursor = await conn.execute(
+            "SELECT count(*) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        row = await cursor.fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+async def take_only_connection(engine: AsyncEngine) -> AsyncConnection:
+    """Check out a pool's connection, waiting out whoever holds it for a moment."""
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            return await engine.connect()
+        except sqlalchemy.exc.TimeoutError:
+            assert time.monotonic() < deadline, "the worker's pool never had a free connection"
+
+
+async def test_too_little_lease_to_start_a_call__the_run_is_handed_back_at_once(
+    api: httpx.AsyncClient, database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Renewals stall (the run's row is locked, as a long transaction would) until the
+    lease the worker knows of is below PERDURE_LEASE_MARGIN_S: it does not start the next
+    call, says why (`lease_margin`, not `lease_lost`: the run is still its own), and hands
+    the run back instead of leaving it leased to nobody for the rest of the TTL."""
+    caplog.set_level(logging.INFO, logger="perdure.worker")
+    settings = make_settings(database_url, lease_ttl_s=10.0, heartbeat_s=1.0, lease_margin_s=7.0)
+    with tool_server() as tools:
+        batch = calls(("fx", {"label": "a", "hold": True}), ("fx", {"label": "b"}))
+        body = agent(
+            "m", [batch, {"text": "done"}], [http_tool("fx", tools.url)], tool_concurrency=1
+        )
+        run_id = await define_and_send(api, body, "margin-1")
+        pool = WorkerPool(settings, concurrency=1)
+        await pool.start()
+        try:
+            await asyncio.to_thread(tools.wait_for, labelled("a"))
+            locker = await psycopg.AsyncConnection.connect(libpq_url(database_url))
+            async with locker:
+                await locker.execute("SELECT 1 FROM runs WHERE id = %s FOR UPDATE", (run_id,))
+                # Renewals now wait on the row lock; the lease left falls below the margin.
+                await asyncio.sleep(settings.lease_ttl_s - settings.lease_margin_s + 0.5)
+                assert await lock_waiters(database_url) >= 1, "no renewal is held up"
+                tools.release()  # a ends; b must not start
+                await asyncio.to_thread(
+                    tools.wait_for, lambda seen: all(c.ended is not None for c in seen)
+                )
+                await asyncio.sleep(0.5)  # a's result reaches the worker, its save waits
+                released = time.monotonic()
+            # The lock is gone: the held-up renewal extended the lease by a whole TTL.
+            await wait_status(api, run_id, {"finished"}, timeout=30)
+            took = time.monotonic() - released
+        finally:
+            await pool.stop()
+
+    assert "stopped: lease_margin" in caplog.text
+    assert "lease_lost" not in caplog.text
+    assert took < settings.lease_ttl_s / 2, f"took {took:.1f}s: the run was left to expire"
+    assert Counter(c.arguments["label"] for c in tools.calls) == {"a": 1, "b": 1}
+    assert (await run_row(database_url, run_id))["claims"] == 2
+
+
+async def test_save_finds_no_free_connection__the_run_is_handed_back_at_once(
+    api: httpx.AsyncClient, database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The worker's pool has one connection and the test holds it: the tool result's save
+    times out waiting for a connection and the worker gives the run up. It is alive, so no
+    fast takeover applies; it must hand the run back (on a connection outside that pool)
+    rather than leave it to a 30 s lease, and say which failure it was."""
+    caplog.set_level(logging.INFO, logger="perdure.worker")
+    settings = make_settings(
+        database_url, lease_ttl_s=30.0, heartbeat_s=1.0, pool_size=1, pool_timeout_s=0.3
+    )
+    with tool_server() as tools:
+        body = agent(
+            "p",
+            [calls(("fx", {"label": "a", "hold": True})), {"text": "done"}],
+            [http_tool("fx", tools.url)],
+        )
+        run_id = await define_and_send(api, body, "pool-1")
+        pool = WorkerPool(settings, concurrency=1)
+        await pool.start()
+        try:
+            await asyncio.to_thread(tools.wait_for, labelled("a"))
+            held = await take_only_connection(pool.engine)
+            try:
+                claimed = await run_row(database_url, run_id)
+                assert claimed["status"] == "running"
+                tools.release()  # a's result now waits for a connection that never frees
+                began = time.monotonic()
+
+                async def handed_back() -> bool:
+                    return bool((await run_row(database_url, run_id))["status"] == "queued")
+
+                await until(handed_back, timeout=10)
+                took = time.monotonic() - began
+                row = await run_row(database_url, run_id)
+            finally:
+                await held.close()
+            await wait_status(api, run_id, {"finished"}, timeout=20)
+        finally:
+            await pool.stop()
+
+    assert took < 5, f"took {took:.1f}s: the run waited for its lease ({settings.lease_ttl_s}s)"
+    assert row["lease_owner"] is None
+    assert row["lease_token"] == claimed["lease_token"]  # nobody else claimed it meanwhile
+    assert "no connection free in the pool" in caplog.text
+    assert "database unreachable" not in caplog.text
+    # a's first result was never saved, so it ran again on the second claim.
+    assert Counter(c.arguments["label"] for c in tools.calls) == {"a": 2}
+    assert (await run_row(database_url, run_id))["claims"] == 2
+
+
+async def test_hand_back_fails_too__the_lease_lapses_unrenewed(
+    api: httpx.AsyncClient, database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The fallback: when the hand-back cannot be written either (here its connection
+    goes to a server that is not there), the worker stops renewing the run's lease, so it
+    lapses within a TTL and the run is driven again."""
+    caplog.set_level(logging.INFO, logger="perdure.worker")
+    settings = make_settings(
+        database_url, lease_ttl_s=4.0, heartbeat_s=1.0, pool_size=1, pool_timeout_s=0.3
+    )
+    with tool_server() as tools:
+        body = agent(
+            "q",
+            [calls(("fx", {"label": "a", "hold": True})), {"text": "done"}],
+            [http_tool("fx", tools.url)],
+        )
+        run_id = await define_and_send(api, body, "pool-2")
+        pool = WorkerPool(settings, concurrency=1)
+        await pool.release_engine.dispose()
+        pool.release_engine = create_engine("postgresql://u@127.0.0.1:1/x", settings, pool_size=1)
+        await pool.start()
+        try:
+            await asyncio.to_thread(tools.wait_for, labelled("a"))
+            held = await take_only_connection(pool.engine)
+            try:
+                tools.release()
+
+                async def gave_up() -> bool:
+                    return "handing it back failed too" in caplog.text
+
+                await until(gave_up, timeout=15)
+                row = await run_row(database_url, run_id)
+
+                async def lapsed() -> bool:
+                    async with await psycopg.AsyncConnection.connect(
+                        libpq_url(database_url)
+                    ) as conn:
+                        cursor = await conn.execute(
+                            "SELECT lease_expires_at < clock_timestamp() FROM runs WHERE id = %s",
+                            (run_id,),
+                        )
+                        answer = await cursor.fetchone()
+                    return bool(answer and answer[0])
+
+                await until(lapsed, timeout=settings.lease_ttl_s + 2)
+            finally:
+                await held.close()
+            await wait_status(api, run_id, {"finished"}, timeout=20)
+        finally:
+            await pool.stop()
+
+    assert (row["status"], row["lease_owner"]) == ("running", pool.owner)
+    assert "no connection free in the pool" in caplog.text
+    assert "handing it back failed too: database unreachable" in caplog.text
+
+
+def test_unavailable_reason__pool_timeout_is_not_an_unreachable_database() -> None:
+    from app.worker.pool import unavailable_reason
+
+    assert unavailable_reason(sqlalchemy.exc.TimeoutError("QueuePool limit")) == (
+        "no connection free in the pool"
+    )
+    for exc in (
+        psycopg.OperationalError("connection refused"),
+        sqlalchemy.exc.OperationalError("SELECT 1", {}, Exception("server closed")),
+        ConnectionResetError(),
+    ):
+        assert unavailable_reason(exc) == "database unreachable", exc
