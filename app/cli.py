@@ -8,8 +8,10 @@ non-zero exit; tracebacks are for bugs.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
 import logging
+import re
 import signal
 import socket
 import sys
@@ -20,10 +22,13 @@ import sqlalchemy.exc
 from pydantic import ValidationError
 from sqlalchemy.engine import make_url
 
+from app import errors
+from app.domain.principal import TENANT_PATTERN
 from app.embedded_pg import EmbeddedPostgres, EmbeddedPostgresError
 from app.settings import Settings
 
 EXIT_USAGE = 2
+TENANT_RE = re.compile(TENANT_PATTERN)
 
 
 class CliError(Exception):
@@ -74,12 +79,18 @@ def ensure_port_free(host: str, port: int) -> None:
 
 
 @contextmanager
-def database(settings: Settings) -> Iterator[str]:
-    """The database URL to use: DATABASE_URL, or an embedded server started (and stopped) here."""
+def database(settings: Settings, *, attach: bool = False) -> Iterator[str]:
+    """The database URL to use: DATABASE_URL, or an embedded server started (and stopped) here.
+
+    `attach`: when a `perdure serve` already runs the embedded server, use it as it is.
+    """
     if settings.database_url:
         yield settings.database_url
         return
     server = EmbeddedPostgres(settings.data_dir)
+    if attach and server.attach():
+        yield server.url()
+        return
     try:
         server.start()
     except EmbeddedPostgresError as exc:
@@ -90,6 +101,35 @@ def database(settings: Settings) -> Iterator[str]:
     finally:
         server.stop()
         print("perdure: embedded Postgres stopped", flush=True)
+
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a name: it may resolve anywhere
+
+
+def keys_exist(url: str, settings: Settings) -> bool:
+    import asyncio
+
+    from app.db import create_engine
+    from app.store import keys
+
+    async def check() -> bool:
+        engine = create_engine(url, settings, pool_size=1)
+        try:
+            async with engine.connect() as conn:
+                return await keys.any_key_exists(conn)
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(check())
 
 
 def cmd_serve(args: argparse.Namespace) -> None:
@@ -103,7 +143,26 @@ def cmd_serve(args: argparse.Namespace) -> None:
         migrate_or_explain(url)
         settings = settings.model_copy(update={"database_url": url})
         concurrency = settings.worker_concurrency if args.workers is None else args.workers
-        app = create_app(settings, pool_concurrency=concurrency)
+        loopback = is_loopback(args.host)
+        if not keys_exist(url, settings):
+            if not loopback:
+                raise CliError(
+                    f"refusing to serve on {args.host} with no API key defined: anyone who "
+                    "can reach it would own it. Create one first (`perdure keys create "
+                    "--name admin --scopes admin,...`), or serve on 127.0.0.1."
+                )
+            print(
+                "perdure: no API key defined: serving OPEN as the 'default' tenant, on "
+                "loopback only (the first `perdure keys create` ends open mode)",
+                flush=True,
+            )
+        app = create_app(
+            settings,
+            pool_concurrency=concurrency,
+            open_when_keyless=loopback,
+            # On loopback, only loopback names: a rebinding DNS name must not reach us.
+            trusted_hosts=LOOPBACK_NAMES if loopback else None,
+        )
         print(f"perdure: serving on http://{args.host}:{args.port}", flush=True)
         server = uvicorn.Server(
             uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level)
@@ -180,6 +239,68 @@ def cmd_prune(args: argparse.Namespace) -> None:
     )
 
 
+def cmd_keys(args: argparse.Namespace) -> None:
+    """`perdure keys create|list|revoke`: the operator's hand on API keys, any tenant."""
+    import asyncio
+
+    from app.db import create_engine
+    from app.domain.principal import Scope
+    from app.store import keys
+
+    settings = load_settings()
+    operator = {"tenant_id": None, "name": "operator (perdure keys)", "key_prefix": None}
+    scopes: frozenset[Scope] = frozenset()
+    if args.action == "create":
+        try:
+            scopes = frozenset(Scope(s.strip()) for s in args.scopes.split(",") if s.strip())
+        except ValueError as exc:
+            known = ", ".join(s.value for s in Scope)
+            raise CliError(f"unknown scope in --scopes ({exc}); known: {known}") from exc
+        if not scopes:
+            raise CliError("--scopes names none; give at least one, e.g. --scopes runs:read")
+        if not TENANT_RE.match(args.tenant):
+            raise CliError(f"--tenant must match {TENANT_PATTERN} (lowercase letters, digits)")
+
+    async def run(url: str) -> None:
+        engine = create_engine(url, settings, pool_size=1)
+        try:
+            async with engine.begin() as conn:
+                if args.action == "create":
+                    key, plaintext = await keys.create_key(
+                        conn, tenant_id=args.tenant, name=args.name, scopes=scopes, actor=operator
+                    )
+                    print(
+                        f"tenant {key.tenant_id}, name {key.name!r}, prefix {key.prefix}, "
+                        f"scopes {','.join(sorted(key.scopes))}"
+                    )
+                    print("the key (shown once; only its hash is kept):")
+                    print(plaintext, flush=True)
+                elif args.action == "list":
+                    for key in await keys.list_keys(conn, None):
+                        state = (
+                            f"revoked {key.revoked_at:%Y-%m-%d %H:%M}" if key.revoked_at else "live"
+                        )
+                        used = f"{key.last_used_at:%Y-%m-%d %H:%M}" if key.last_used_at else "never"
+                        print(
+                            f"{key.prefix}  {key.tenant_id}  {key.name!r}  "
+                            f"{','.join(sorted(key.scopes))}  used {used}  {state}"
+                        )
+                else:
+                    key = await keys.revoke_key(conn, args.prefix, tenant_id=None, actor=operator)
+                    print(f"revoked {key.prefix} ({key.tenant_id}, {key.name!r})", flush=True)
+        finally:
+            await engine.dispose()
+
+    with database(settings, attach=True) as url:
+        migrate_or_explain(url)
+        try:
+            asyncio.run(run(url))
+        except errors.KeyNotFound as exc:
+            raise CliError(exc.detail) from exc
+        except (sqlalchemy.exc.OperationalError, sqlalchemy.exc.InterfaceError) as exc:
+            raise CliError(f"cannot reach the database at {redact(url)}") from exc
+
+
 def cmd_openapi(args: argparse.Namespace) -> None:
     from app.main import create_app
 
@@ -219,6 +340,19 @@ def build_parser() -> argparse.ArgumentParser:
     pruning.add_argument("--older-than-days", type=float, required=True)
     pruning.add_argument("--database-url", default=None)
     pruning.set_defaults(func=cmd_prune)
+
+    key_cmd = sub.add_parser("keys", help="create, list and revoke API keys")
+    key_sub = key_cmd.add_subparsers(dest="action", required=True)
+    create = key_sub.add_parser("create", help="make a key; prints it as the last line")
+    create.add_argument("--tenant", default="default")
+    create.add_argument("--name", required=True)
+    create.add_argument(
+        "--scopes", required=True, help="comma-separated, e.g. runs:read,runs:write"
+    )
+    key_sub.add_parser("list", help="every tenant's keys (never the keys themselves)")
+    revoke = key_sub.add_parser("revoke", help="revoke a key by its prefix")
+    revoke.add_argument("prefix")
+    key_cmd.set_defaults(func=cmd_keys)
 
     spec = sub.add_parser("openapi", help="print the OpenAPI contract")
     spec.set_defaults(func=cmd_openapi)

@@ -111,6 +111,18 @@ class EmbeddedPostgres:
         except EmbeddedPostgresError as exc:
             raise EmbeddedPostgresError(f"{exc}\n{self._log_tail()}") from exc
 
+    def attach(self) -> bool:
+        """Use the server another process runs on this data folder (a `perdure serve`);
+        False when none runs. Its port is in `postmaster.pid`, line 4."""
+        if not self.is_running():
+            return False
+        try:
+            lines = (self.pgdata / "postmaster.pid").read_text().splitlines()
+            self.port = int(lines[3])
+        except (OSError, IndexError, ValueError):
+            return False
+        return True
+
     def stop(self, mode: str = "fast") -> None:
         """Stop the server (`fast`: roll back open transactions; `immediate`: crash-stop)."""
         if self.is_running():

@@ -122,5 +122,25 @@ class DatabaseUnavailable(AppError):
     pass
 
 
+class IdempotencyKeyReused(AppError):
+    """An Idempotency-Key sent again with a different request body."""
+
+
+class Unauthorized(AppError):
+    """No API key, or one that is unknown or revoked: the same answer for all three."""
+
+
+class Forbidden(AppError):
+    """A valid key without the scope the operation needs (`data["scope"]` names it)."""
+
+
+class SelfApproval(AppError):
+    """The tool needs a distinct approver, and the decider is who started the run."""
+
+
+class KeyNotFound(NotFound):
+    pass
+
+
 class LeaseLost(AppError):
     """A fenced write matched no row: another worker holds the run now. Only workers see this."""

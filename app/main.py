@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from app import __version__
 from app.api import problems
 from app.api.limits import BodySizeLimit
-from app.api.routes import agents, approvals, health, history, runs, sessions
+from app.api.routes import agents, approvals, health, history, keys, runs, sessions
 from app.db import create_engine
 from app.settings import Settings, get_settings
 from app.worker.pool import WorkerPool
@@ -19,12 +20,22 @@ from app.worker.pool import WorkerPool
 log = logging.getLogger("perdure")
 
 
-def create_app(settings: Settings | None = None, *, pool_concurrency: int = 0) -> FastAPI:
+def create_app(
+    settings: Settings | None = None,
+    *,
+    pool_concurrency: int = 0,
+    open_when_keyless: bool = False,
+    trusted_hosts: Sequence[str] | None = None,
+) -> FastAPI:
     """Build the ASGI app.
 
     Args:
         settings: defaults to the environment's.
         pool_concurrency: runs the in-process worker pool drives at once; 0 = API only.
+        open_when_keyless: serve requests without a key while no key exists (open mode,
+            see app/api/auth.py); only for a server that listens on loopback alone.
+        trusted_hosts: the `Host` values to accept (others get 400), so that a page on
+            another origin cannot reach a loopback server through DNS rebinding.
     """
     settings = settings or get_settings()
 
@@ -50,8 +61,12 @@ def create_app(settings: Settings | None = None, *, pool_concurrency: int = 0) -
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.open_when_keyless = open_when_keyless
+    app.state.keys_exist = False
     problems.install(app)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    if trusted_hosts is not None:
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(trusted_hosts))
     for router in (
         health.router,
         agents.router,
@@ -59,6 +74,7 @@ def create_app(settings: Settings | None = None, *, pool_concurrency: int = 0) -
         history.router,
         runs.router,
         approvals.router,
+        keys.router,
     ):
         app.include_router(router)
     return app

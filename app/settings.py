@@ -9,9 +9,12 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated, Any
 
-from pydantic import AliasChoices, Field, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from app import capabilities
 
 
 def default_data_dir() -> Path:
@@ -56,6 +59,51 @@ class Settings(BaseSettings):
     # Request limits.
     max_body_bytes: int = Field(default=1_048_576, ge=1024)
     max_wait_s: float = Field(default=60.0, ge=0)
+
+    # -- Operator capabilities (DESIGN.md §12; the rules are in app/capabilities.py) --
+    # Lists are comma-separated in the environment. Module prefixes whose functions may
+    # be `python` tools (whole module names: `tests` allows `tests.tools`).
+    python_tools: Annotated[tuple[str, ...], NoDecode] = capabilities.DEFAULT_PYTHON_TOOLS
+    # Environment variables (names or globs) that `api_key_env` and `{"env": ...}`
+    # headers may read; capabilities.NEVER_SECRET_ENV are refused whatever this says.
+    secret_env: Annotated[tuple[str, ...], NoDecode] = capabilities.DEFAULT_SECRET_ENV
+    # Where http tools and models may connect: empty = anywhere but link-local and cloud
+    # metadata (always refused); else only these host names, *.domains, addresses, CIDRs.
+    egress: Annotated[tuple[str, ...], NoDecode] = ()
+    # The `scripted` provider (it lets whoever defines an agent call any deployed tool
+    # with any arguments). Unset: on only when there is no DATABASE_URL, i.e. for
+    # `perdure serve` with its embedded Postgres (decided here, before serve fills in
+    # the embedded server's URL).
+    scripted_model: bool | None = None
+
+    @field_validator("python_tools", "secret_env", "egress", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("python_tools")
+    @classmethod
+    def _module_prefixes(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(capabilities.check_module_prefix(prefix) for prefix in value)
+
+    @field_validator("secret_env")
+    @classmethod
+    def _env_globs(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(capabilities.check_env_glob(glob) for glob in value)
+
+    @field_validator("egress")
+    @classmethod
+    def _egress_entries(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        capabilities.Egress.parse(value)  # raises, naming the entry it cannot read
+        return value
+
+    @model_validator(mode="after")
+    def _scripted_model_default(self) -> Settings:
+        if self.scripted_model is None:
+            self.scripted_model = self.database_url is None
+        return self
 
     @model_validator(mode="after")
     def _lease_outlives_heartbeats(self) -> Settings:

@@ -36,6 +36,7 @@ from sqlalchemy import text
 
 from app.db import create_engine, libpq_url, migrate
 from app.domain.agent import AgentDefinition
+from app.domain.principal import DEFAULT_TENANT
 from app.embedded_pg import SUPERUSER, EmbeddedPostgres, pgbench_path
 from app.settings import Settings
 from app.store import agents as agent_store
@@ -232,8 +233,10 @@ async def create_agents(url: str, turns: int) -> None:
     engine = create_engine(url, Settings(database_url=url), pool_size=1)
     try:
         async with engine.begin() as conn:
-            await agent_store.create_agent(conn, AGENT_ID, agent_definition(turns))
-            await agent_store.create_agent(conn, WARMUP_AGENT_ID, agent_definition(1))
+            await agent_store.create_agent(conn, DEFAULT_TENANT, AGENT_ID, agent_definition(turns))
+            await agent_store.create_agent(
+                conn, DEFAULT_TENANT, WARMUP_AGENT_ID, agent_definition(1)
+            )
     finally:
         await engine.dispose()
 
@@ -248,6 +251,7 @@ async def enqueue(url: str, agent_id: str, prefix: str, sessions: int) -> float:
         async with engine.begin() as conn:
             for i in range(sessions):
                 command = run_store.SendCommand(
+                    tenant_id=DEFAULT_TENANT,
                     session_id=f"{prefix}{i:04d}",
                     agent_id=agent_id,
                     input=[{"role": "user", "content": "go"}],
@@ -282,6 +286,10 @@ class WorkerFleet:
             DATABASE_URL=url,
             PERDURE_WORKER_CONCURRENCY=str(concurrency),
             PERDURE_POOL_SIZE=str(pool_size),
+            # What the operator grants (app/capabilities.py): the agent's tool is
+            # `tests.tools:noop` and its model the scripted one.
+            PERDURE_PYTHON_TOOLS="app.tools.demo,tests",
+            PERDURE_SCRIPTED_MODEL="true",
             # The agent's tool is `tests.tools:noop`: the repository must be importable.
             PYTHONPATH=os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH")) if p),
         )

@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+# What the operator grants the test suite (app/capabilities.py): the tests' own python
+# tools (`tests.tools:*`) beside the demo ones, and the scripted model. As environment
+# variables for worker and server processes; `make_settings` gives the same in-process.
+GRANTS_ENV = {
+    "PERDURE_PYTHON_TOOLS": "app.tools.demo,tests",
+    "PERDURE_SCRIPTED_MODEL": "true",
+}
+
 OBJECT = {"type": "object"}
 ADD_SCHEMA = {
     "type": "object",

@@ -14,6 +14,7 @@ from app.db import create_engine
 from app.main import create_app
 from app.settings import Settings
 from tests import pg
+from tests.agents import GRANTS_ENV
 
 
 @pytest.fixture(scope="session")
@@ -50,6 +51,8 @@ def make_settings(database_url: str, **overrides: Any) -> Settings:
         "retry_base_s": 0.05,
         "retry_max_s": 0.5,
         "shutdown_grace_s": 2.0,
+        "python_tools": GRANTS_ENV["PERDURE_PYTHON_TOOLS"],
+        "scripted_model": GRANTS_ENV["PERDURE_SCRIPTED_MODEL"] == "true",
         **overrides,
     }
     return Settings(**values)
@@ -78,14 +81,18 @@ async def started_client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
 @pytest.fixture
 async def api(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
     """The API with no worker pool: runs stay queued unless a test drives them."""
-    async for client in started_client(create_app(settings, pool_concurrency=0)):
+    async for client in started_client(
+        create_app(settings, pool_concurrency=0, open_when_keyless=True)
+    ):
         yield client
 
 
 @pytest.fixture
 async def live(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
     """The API with an in-process worker pool, as `perdure serve` runs it."""
-    async for client in started_client(create_app(settings, pool_concurrency=8)):
+    async for client in started_client(
+        create_app(settings, pool_concurrency=8, open_when_keyless=True)
+    ):
         yield client
 
 

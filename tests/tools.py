@@ -47,3 +47,44 @@ async def sleep(arguments: dict[str, Any], context: ToolContext) -> dict[str, An
 
     await asyncio.sleep(float(arguments["seconds"]))
     return {"slept": arguments["seconds"], "label": arguments.get("label")}
+
+
+# -- tools that misbehave: containment (nothing a tool does may stop a worker) -------------
+
+
+def exit_now(arguments: dict[str, Any], context: ToolContext) -> None:
+    raise SystemExit(3)
+
+
+async def exit_now_async(arguments: dict[str, Any], context: ToolContext) -> None:
+    raise SystemExit(4)
+
+
+def interrupt(arguments: dict[str, Any], context: ToolContext) -> None:
+    raise KeyboardInterrupt
+
+
+async def generator_exit(arguments: dict[str, Any], context: ToolContext) -> None:
+    raise GeneratorExit
+
+
+class Strange(BaseException):
+    """Neither an Exception nor one of the interpreter's own BaseExceptions."""
+
+
+def strange(arguments: dict[str, Any], context: ToolContext) -> None:
+    raise Strange("not an Exception")
+
+
+async def own_cancel(arguments: dict[str, Any], context: ToolContext) -> None:
+    """Raises CancelledError although nobody cancelled it."""
+    import asyncio
+
+    raise asyncio.CancelledError
+
+
+def sleep_sync(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    import time
+
+    time.sleep(float(arguments["seconds"]))
+    return {"slept": arguments["seconds"]}

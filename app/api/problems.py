@@ -76,6 +76,19 @@ PROBLEMS: dict[type[errors.AppError], Problem] = {
     errors.RunNotCancellable: Problem(409, "RUN_NOT_CANCELLABLE", "The run has already ended"),
     errors.InvalidDefinition: Problem(422, "VALIDATION_FAILED", "Invalid agent definition"),
     errors.DatabaseUnavailable: Problem(503, "DATABASE_UNAVAILABLE", "Database unavailable"),
+    errors.IdempotencyKeyReused: Problem(
+        422, "IDEMPOTENCY_KEY_REUSED", "The Idempotency-Key was used for another request"
+    ),
+    errors.Unauthorized: Problem(401, "UNAUTHORIZED", "Authentication required"),
+    errors.Forbidden: Problem(403, "FORBIDDEN", "Not allowed"),
+    errors.SelfApproval: Problem(
+        403, "SELF_APPROVAL", "The tool needs an approver other than who started the run"
+    ),
+}
+# Headers a problem always carries.
+PROBLEM_HEADERS = {
+    401: {"WWW-Authenticate": 'Bearer realm="perdure"'},
+    503: {"Retry-After": "1"},
 }
 
 UNAVAILABLE = PROBLEMS[errors.DatabaseUnavailable]
@@ -113,9 +126,11 @@ def problem_response(
         "detail": detail,
         "instance": request.url.path,
     }
-    headers = {"Retry-After": "1"} if problem.status == 503 else None
     return JSONResponse(
-        body, status_code=problem.status, media_type=PROBLEM_MEDIA_TYPE, headers=headers
+        body,
+        status_code=problem.status,
+        media_type=PROBLEM_MEDIA_TYPE,
+        headers=PROBLEM_HEADERS.get(problem.status),
     )
 
 
@@ -126,10 +141,14 @@ def problem_for(exc: errors.AppError) -> Problem:
     raise LookupError(type(exc).__name__)
 
 
-def responses(*kinds: type[errors.AppError]) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI `responses=` for a route: the problems it may answer, plus 422 and 503."""
+def responses(
+    *kinds: type[errors.AppError], public: bool = False
+) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses=` for a route: the problems it may answer, plus 422 and 503, and
+    401 and 403 unless the route is `public` (outside the trust boundary)."""
     out: dict[int | str, dict[str, Any]] = {}
-    for kind in (*kinds, errors.DatabaseUnavailable):
+    always = () if public else (errors.Unauthorized, errors.Forbidden)
+    for kind in (*kinds, *always, errors.DatabaseUnavailable):
         problem = problem_for(kind(""))
         out[problem.status] = {"model": ProblemBody, "content": {PROBLEM_MEDIA_TYPE: {}}}
     out[422] = {"model": ProblemBody, "content": {PROBLEM_MEDIA_TYPE: {}}}

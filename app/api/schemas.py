@@ -67,7 +67,7 @@ class AgentOut(AgentDefinition):
             version=agent.version,
             fingerprint=agent.fingerprint,
             created_at=agent.created_at,
-            **agent.definition.model_dump(),
+            **agent.definition.redacted(),
         )
 
 
@@ -290,6 +290,14 @@ class DecisionIn(Strict):
     )
 
 
+class Actor(BaseModel):
+    """Who did it: the API key's tenant, name and prefix (no prefix: open mode)."""
+
+    tenant_id: str | None
+    name: str
+    key_prefix: str | None
+
+
 class ApprovalOut(BaseModel):
     id: str
     status: Literal["pending", "approved", "rejected", "expired", "orphaned"]
@@ -299,12 +307,17 @@ class ApprovalOut(BaseModel):
     tool: str
     arguments: Any
     decision: dict[str, Any] | None
+    decided_by: Actor | None = Field(
+        default=None, description="Who decided (none for an expiry or a withdrawal)."
+    )
     expires_at: datetime | None
     created_at: datetime
     decided_at: datetime | None
 
     @classmethod
     def of(cls, record: ApprovalRecord) -> ApprovalOut:
+        decision = dict(record.decision) if record.decision is not None else None
+        decided_by = decision.pop("decided_by", None) if decision is not None else None
         return cls(
             id=str(record.id),
             status=record.status.value,
@@ -313,7 +326,8 @@ class ApprovalOut(BaseModel):
             tool_call_id=record.tool_call_id,
             tool=record.tool,
             arguments=record.arguments,
-            decision=record.decision,
+            decision=decision,
+            decided_by=Actor(**decided_by) if decided_by else None,
             expires_at=record.expires_at,
             created_at=record.created_at,
             decided_at=record.decided_at,

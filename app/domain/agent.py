@@ -188,6 +188,39 @@ class EnvValue(Strict):
     env: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 
 
+# What a read shows instead of a literal header value that looks like a secret.
+REDACTED = "***"
+SECRET_HEADER_WORDS = (
+    "auth",
+    "cookie",
+    "token",
+    "secret",
+    "key",
+    "pass",
+    "credential",
+    "session",
+    "signature",
+)
+
+
+def is_secret_header(name: str) -> bool:
+    """Whether a header's literal value is kept out of reads (Authorization, Cookie,
+    X-Api-Key, anything naming a token, secret, key, password, session...)."""
+    lowered = name.lower()
+    return any(word in lowered for word in SECRET_HEADER_WORDS)
+
+
+def redacted_headers(headers: dict[str, str | EnvValue]) -> dict[str, Any]:
+    """Headers as a read shows them: `{"env": NAME}` references as they are (the name is
+    no secret), literal values of secret-looking headers as `***`."""
+    return {
+        name: value.model_dump()
+        if isinstance(value, EnvValue)
+        else (REDACTED if is_secret_header(name) else value)
+        for name, value in headers.items()
+    }
+
+
 class HttpExecutor(Strict):
     """POST {tool_call_id, session_id, run_id, arguments}; the JSON reply is the result."""
 
@@ -205,10 +238,15 @@ class HttpExecutor(Strict):
 
 
 class PythonExecutor(Strict):
-    """`package.module:function`, sync or async, called as f(arguments, context)."""
+    """`package.module:function`, sync or async, called as f(arguments, context).
+
+    The module must be one the operator lists in `PERDURE_PYTHON_TOOLS`. A call that runs
+    longer than `timeout_s` gets a `timeout` error result; a sync function's thread
+    cannot be stopped, so it is abandoned (it may still finish its side effect)."""
 
     type: Literal["python"]
     path: str = Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$", max_length=300)
+    timeout_s: float = Field(default=30.0, gt=0, le=600)
 
 
 class ClientExecutor(Strict):
@@ -219,6 +257,16 @@ class ClientExecutor(Strict):
 
 
 Executor = Annotated[HttpExecutor | PythonExecutor | ClientExecutor, Field(discriminator="type")]
+
+
+class ApprovalRules(Strict):
+    """Who may decide this tool's approvals."""
+
+    distinct_approver: bool = Field(
+        default=False,
+        description="The key that started the run may not decide (403 SELF_APPROVAL): "
+        "four eyes. In open mode nobody is told apart, so nobody may.",
+    )
 
 
 class ToolSpec(Strict):
@@ -236,6 +284,7 @@ class ToolSpec(Strict):
         le=365 * 24 * 3600,
         description="An undecided approval of this tool is rejected after this long.",
     )
+    approval: ApprovalRules = Field(default_factory=ApprovalRules)
     executor: Executor
 
     @field_validator("input_schema")
@@ -269,6 +318,15 @@ class AgentDefinition(Strict):
     def tool(self, name: str) -> ToolSpec | None:
         return next((t for t in self.tools if t.name == name), None)
 
+    def redacted(self) -> dict[str, Any]:
+        """The definition as reads show it: literal secret header values replaced by
+        `***` (the stored definition keeps them: the worker sends them)."""
+        shown = self.model_dump()
+        for tool, spec in zip(shown["tools"], self.tools, strict=True):
+            if isinstance(spec.executor, HttpExecutor):
+                tool["executor"]["headers"] = redacted_headers(spec.executor.headers)
+        return shown
+
 
 def needs_approval(tool: ToolSpec, arguments: Any) -> bool:
     """Whether a call of `tool` with `arguments` must wait for a human."""
@@ -282,26 +340,69 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
+def _behaviour(tool: ToolSpec) -> dict[str, Any]:
+    """What a tool does, beyond its arguments: where the call goes and whether a human
+    gates it. Header values are taken as a read shows them (secrets redacted), so the
+    fingerprint, which reads return, carries no digest of a secret."""
+    executor = tool.executor
+    where: dict[str, Any] = {"type": executor.type}
+    if isinstance(executor, HttpExecutor):
+        where["url"] = executor.url
+        where["headers"] = redacted_headers(executor.headers)
+    elif isinstance(executor, PythonExecutor):
+        where["path"] = executor.path
+    return {
+        "executor": where,
+        "needs_approval": tool.needs_approval,
+        "approval": tool.approval.model_dump(),
+    }
+
+
 def fingerprint(definition: AgentDefinition) -> dict[str, Any]:
-    """What a run's behaviour depends on, part by part, so a mismatch can say what changed."""
+    """What a run's behaviour depends on, part by part, so a mismatch can say what changed.
+
+    `model`, `tools` (argument schemas) and `instructions` keep the meaning they had from
+    the start; `model_base_url` and `executors` (what each tool does: executor URL or
+    path, headers as a read shows them, needs_approval) came later, and `drift` compares
+    them only when both fingerprints have them, so a version stored before still compares
+    sensibly with one stored after (on the parts both recorded). `digest` covers all parts,
+    so it differs for the same definition across that change.
+    """
+    model = definition.model
     parts: dict[str, Any] = {
-        "model": f"{definition.model.provider}:{definition.model.name}",
+        "model": f"{model.provider}:{model.name}",
         "tools": {t.name: _digest(t.input_schema) for t in definition.tools},
         "instructions": _digest(definition.instructions),
+        "model_base_url": _digest(getattr(model, "base_url", None)),
+        "executors": {t.name: _digest(_behaviour(t)) for t in definition.tools},
     }
     parts["digest"] = _digest(parts)
     return parts
 
 
 def drift(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """What changed between two fingerprints; empty when nothing did."""
+    """What changed between two fingerprints; empty when nothing did. A part only one of
+    them has (an older fingerprint lacks `model_base_url` and `executors`) is not
+    compared."""
     changes: dict[str, Any] = {}
     if old.get("model") != new.get("model"):
         changes["model"] = {"from": old.get("model"), "to": new.get("model")}
+    if (
+        "model_base_url" in old
+        and "model_base_url" in new
+        and old["model_base_url"] != new["model_base_url"]
+    ):
+        changes["model_base_url"] = True
     old_tools, new_tools = old.get("tools", {}), new.get("tools", {})
+    old_does, new_does = old.get("executors"), new.get("executors")
     added = sorted(set(new_tools) - set(old_tools))
     removed = sorted(set(old_tools) - set(new_tools))
-    changed = sorted(t for t in set(old_tools) & set(new_tools) if old_tools[t] != new_tools[t])
+    changed = sorted(
+        t
+        for t in set(old_tools) & set(new_tools)
+        if old_tools[t] != new_tools[t]
+        or (old_does is not None and new_does is not None and old_does.get(t) != new_does.get(t))
+    )
     if added:
         changes["tools_added"] = added
     if removed:

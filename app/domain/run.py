@@ -152,6 +152,7 @@ class RunState:
     """Everything the engine needs to continue a run, as loaded at claim time."""
 
     run_id: UUID
+    tenant_id: str
     session_id: str
     input: list[dict[str, Any]]
     input_appended: bool

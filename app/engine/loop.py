@@ -417,7 +417,11 @@ class AgentLoop:
                         settlements=[Settlement(call.id, CallStatus.RUNNING, None)],
                     )
                 context = ToolContext(
-                    call.id, self.state.session_id, self.state.run_id, self.control.lease_token
+                    call.id,
+                    self.state.session_id,
+                    self.state.run_id,
+                    self.control.lease_token,
+                    tenant_id=self.state.tenant_id,
                 )
                 try:
                     outcome = await self.tools.execute(item.tool, item.arguments, context)

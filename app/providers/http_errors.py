@@ -13,6 +13,8 @@ failure is classified the same way whichever vendor it came from:
 | HTTP 3xx, 400, 401, 403, 404, 422, other 4xx    | `client_error`     | no        |
 | 2xx whose body is not JSON or not the format    | `malformed_reply`  | no        |
 | `api_key_env` names a variable that is not set  | `api_key_missing`  | no        |
+| (or one PERDURE_SECRET_ENV does not grant)      | `api_key_missing`  | no        |
+| the address is refused by PERDURE_EGRESS        | `egress_refused`   | no        |
 
 Messages say what went wrong: the status, the provider's own error message (from the
 body, truncated), and the URL without its query or userinfo. They never carry the API
@@ -25,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import os
 import re
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
@@ -34,6 +35,8 @@ from typing import Any, TypeVar
 
 import httpx
 
+from app.capabilities import DEFAULT_SECRET_ENV, SecretEnviron
+from app.egress import EgressRefused
 from app.providers.base import ModelError
 
 T = TypeVar("T")
@@ -70,15 +73,22 @@ def endpoint(base_url: str, path: str) -> httpx.URL:
 
 
 def read_api_key(env_name: str | None, environ: Mapping[str, str] | None) -> str | None:
-    """The key from the named environment variable, read now (None when no key is used)."""
+    """The key from the named environment variable, read now (None when no key is used).
+
+    `environ` is what the operator lets definitions read (`Capabilities.secrets()`, which
+    `build_model` passes); None means the default grant (`*_API_KEY`, never Perdure's
+    own or the machine's credentials), not the whole environment. A variable outside it
+    is never looked up, and fails exactly as an unset one does.
+    """
     if env_name is None:
         return None
-    source = os.environ if environ is None else environ
+    source = SecretEnviron(DEFAULT_SECRET_ENV) if environ is None else environ
     value = source.get(env_name)
     if not value:
         raise ModelError(
             f"the environment variable {env_name} (the model's api_key_env) is not set "
-            "or empty in the worker's environment",
+            "or empty in the worker's environment, or PERDURE_SECRET_ENV does not let "
+            "definitions read it",
             retryable=False,
             code="api_key_missing",
         )
@@ -150,6 +160,12 @@ def transport_error(
     exc: Exception, *, provider: str, url: httpx.URL, timeout_s: float, secret: str | None
 ) -> ModelError:
     where = safe_url(url)
+    if isinstance(exc, EgressRefused):
+        return ModelError(
+            f"{provider}: {where} is not reachable from this worker: {exc}",
+            retryable=False,
+            code="egress_refused",
+        )
     if isinstance(exc, TimeoutError | httpx.TimeoutException):
         return ModelError(
             f"{provider}: no complete reply from {where} within {timeout_s:g}s",

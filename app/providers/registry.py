@@ -1,27 +1,57 @@
-"""From a model spec to a model."""
+"""From a model spec to a model, within what the operator grants."""
 
 from __future__ import annotations
 
 import httpx
 
-from app.domain.agent import AnthropicModel, ModelSpec, OpenAIModel, ScriptedModel
+from app.capabilities import Capabilities
+from app.domain.agent import AnthropicModel, ModelSpec, OpenAIModel, RemoteModel, ScriptedModel
 from app.providers.anthropic import AnthropicMessages
-from app.providers.base import Model, ModelError
+from app.providers.base import Model, ModelError, ModelReply, ModelRequest
 from app.providers.openai import OpenAIChat
 from app.providers.scripted import Scripted
 
 
-def build_model(spec: ModelSpec, client: httpx.AsyncClient) -> Model:
-    """The model for a spec; `client` is the worker's shared HTTP client.
+class Refused:
+    """A model the operator does not grant (its definition predates the settings): every
+    call fails the run, with a last_error that says why, until it is resumed."""
 
-    Remote models read their API key from the worker's environment at each call.
+    def __init__(self, error: ModelError) -> None:
+        self.error = error
+
+    async def generate(self, request: ModelRequest) -> ModelReply:
+        raise self.error
+
+
+def build_model(
+    spec: ModelSpec, client: httpx.AsyncClient, capabilities: Capabilities | None = None
+) -> Model:
+    """The model for a spec; `client` is the worker's shared HTTP client
+    (`app.egress.guarded_client`), `capabilities` the operator's grants (default: the
+    defaults), checked again here because the definition may be older than they are.
+
+    Remote models read their API key at each call, through `capabilities.secrets()`: a
+    variable the operator does not grant reads as unset, and is never looked up.
     """
+    grants = capabilities or Capabilities()
     if isinstance(spec, ScriptedModel):
+        if not grants.scripted_model:
+            return Refused(
+                ModelError(
+                    "the scripted model is not enabled on this worker (PERDURE_SCRIPTED_MODEL)",
+                    retryable=False,
+                    code="provider_not_enabled",
+                )
+            )
         return Scripted(spec)
+    if isinstance(spec, RemoteModel):
+        refusal = grants.egress.url_refusal(spec.base_url)
+        if refusal is not None:
+            return Refused(ModelError(refusal, retryable=False, code="egress_refused"))
     if isinstance(spec, OpenAIModel):
-        return OpenAIChat(spec, client)
+        return OpenAIChat(spec, client, environ=grants.secrets())
     if isinstance(spec, AnthropicModel):
-        return AnthropicMessages(spec, client)
+        return AnthropicMessages(spec, client, environ=grants.secrets())
     raise ModelError(
         f"provider {spec.provider!r} is not available", retryable=False, code="provider_unavailable"
     )

@@ -25,7 +25,7 @@ class AgentVersion:
 
 
 async def create_agent(
-    conn: AsyncConnection, agent_id: str, definition: AgentDefinition
+    conn: AsyncConnection, tenant_id: str, agent_id: str, definition: AgentDefinition
 ) -> AgentVersion:
     """Create an agent at version 1.
 
@@ -34,42 +34,43 @@ async def create_agent(
     """
     created = await conn.execute(
         pg_insert(agents)
-        .values(id=agent_id, latest_version=1)
-        .on_conflict_do_nothing(index_elements=[agents.c.id])
+        .values(tenant_id=tenant_id, id=agent_id, latest_version=1)
+        .on_conflict_do_nothing(index_elements=[agents.c.tenant_id, agents.c.id])
         .returning(agents.c.id)
     )
     if created.first() is None:
         raise errors.AgentExists(
             f"agent {agent_id!r} exists; PUT makes a new version", agent_id=agent_id
         )
-    return await _insert_version(conn, agent_id, 1, definition)
+    return await _insert_version(conn, tenant_id, agent_id, 1, definition)
 
 
 async def add_version(
-    conn: AsyncConnection, agent_id: str, definition: AgentDefinition
+    conn: AsyncConnection, tenant_id: str, agent_id: str, definition: AgentDefinition
 ) -> AgentVersion:
     """Make a new immutable version; sessions already started keep theirs."""
     row = (
         await conn.execute(
             update(agents)
-            .where(agents.c.id == agent_id)
+            .where(agents.c.tenant_id == tenant_id, agents.c.id == agent_id)
             .values(latest_version=agents.c.latest_version + 1, updated_at=func.now())
             .returning(agents.c.latest_version)
         )
     ).first()
     if row is None:
         raise errors.AgentNotFound(f"no agent {agent_id!r}", agent_id=agent_id)
-    return await _insert_version(conn, agent_id, row.latest_version, definition)
+    return await _insert_version(conn, tenant_id, agent_id, row.latest_version, definition)
 
 
 async def _insert_version(
-    conn: AsyncConnection, agent_id: str, version: int, definition: AgentDefinition
+    conn: AsyncConnection, tenant_id: str, agent_id: str, version: int, definition: AgentDefinition
 ) -> AgentVersion:
     parts = fingerprint(definition)
     row = (
         await conn.execute(
             insert(agent_versions)
             .values(
+                tenant_id=tenant_id,
                 agent_id=agent_id,
                 version=version,
                 definition=definition.model_dump(mode="json"),
@@ -82,18 +83,22 @@ async def _insert_version(
 
 
 async def get_agent(
-    conn: AsyncConnection, agent_id: str, version: int | None = None
+    conn: AsyncConnection, tenant_id: str, agent_id: str, version: int | None = None
 ) -> AgentVersion:
     """The given version of an agent, or its latest.
 
     Raises:
         AgentNotFound: no such agent or version.
     """
-    query = select(agent_versions).where(agent_versions.c.agent_id == agent_id)
+    query = select(agent_versions).where(
+        agent_versions.c.tenant_id == tenant_id, agent_versions.c.agent_id == agent_id
+    )
     if version is None:
-        query = query.join(agents, agents.c.id == agent_versions.c.agent_id).where(
-            agent_versions.c.version == agents.c.latest_version
-        )
+        query = query.join(
+            agents,
+            (agents.c.tenant_id == agent_versions.c.tenant_id)
+            & (agents.c.id == agent_versions.c.agent_id),
+        ).where(agent_versions.c.version == agents.c.latest_version)
     else:
         query = query.where(agent_versions.c.version == version)
     row = (await conn.execute(query)).first()

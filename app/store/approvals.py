@@ -17,8 +17,10 @@ from sqlalchemy import Row, func, select, text, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import errors
+from app.domain.principal import Principal
 from app.domain.run import ApprovalStatus, RunStatus
 from app.store import agents as agent_store
+from app.store import keys
 from app.store.cursors import decode_cursor, encode_cursor
 from app.store.notify import NOTIFY
 from app.store.tables import approvals, runs, sessions, tool_calls
@@ -58,19 +60,35 @@ class ApprovalRecord:
 @dataclass(frozen=True)
 class Decision:
     approved: bool
+    by: Principal
     reason: str | None = None
     arguments: dict[str, Any] | None = None
 
 
-async def get_approval(conn: AsyncConnection, approval_id: UUID) -> ApprovalRecord:
-    row = (await conn.execute(select(approvals).where(approvals.c.id == approval_id))).first()
+def same_principal(started_by: dict[str, Any] | None, decider: Principal) -> bool:
+    """Whether the decider is who started the run: the same key (or, in open mode, where
+    nobody is told apart, anyone)."""
+    if started_by is None:  # a run from before principals were recorded
+        return False
+    return started_by.get("key_prefix") == decider.prefix
+
+
+async def get_approval(conn: AsyncConnection, tenant_id: str, approval_id: UUID) -> ApprovalRecord:
+    """An approval of the tenant's; another tenant's is ApprovalNotFound."""
+    row = (
+        await conn.execute(
+            select(approvals).where(
+                approvals.c.tenant_id == tenant_id, approvals.c.id == approval_id
+            )
+        )
+    ).first()
     if row is None:
         raise errors.ApprovalNotFound(f"no approval {approval_id}", approval_id=str(approval_id))
     return ApprovalRecord.from_row(row)
 
 
 async def decide(
-    conn: AsyncConnection, approval_id: UUID, decision: Decision
+    conn: AsyncConnection, tenant_id: str, approval_id: UUID, decision: Decision
 ) -> tuple[ApprovalRecord, bool]:
     """Record a human's decision; queue the run when it was the batch's last one.
 
@@ -82,12 +100,21 @@ async def decide(
         ApprovalNotFound, ApprovalAlreadyDecided, ApprovalOrphaned (withdrawn earlier),
         ApprovalArgumentsInvalid (nothing changes: it stays pending).
     """
-    record = await get_approval(conn, approval_id)
+    record = await get_approval(conn, tenant_id, approval_id)
     run = (
         await conn.execute(
-            select(runs.c.id, runs.c.status, runs.c.agent_version, sessions.c.agent_id)
-            .join(sessions, sessions.c.id == runs.c.session_id)
-            .where(runs.c.id == record.run_id)
+            select(
+                runs.c.id,
+                runs.c.status,
+                runs.c.agent_version,
+                runs.c.created_by,
+                sessions.c.agent_id,
+            )
+            .join(
+                sessions,
+                (sessions.c.tenant_id == runs.c.tenant_id) & (sessions.c.id == runs.c.session_id),
+            )
+            .where(runs.c.tenant_id == tenant_id, runs.c.id == record.run_id)
             .with_for_update(of=runs)
         )
     ).first()
@@ -111,6 +138,7 @@ async def decide(
     call = (
         await conn.execute(
             select(tool_calls.c.status, tool_calls.c.approval_id).where(
+                tool_calls.c.tenant_id == tenant_id,
                 tool_calls.c.session_id == record.session_id,
                 tool_calls.c.tool_call_id == record.tool_call_id,
             )
@@ -124,14 +152,24 @@ async def decide(
         or call.status != "pending"
     ):
         await _set_status(conn, [approval_id], ApprovalStatus.ORPHANED, None)
-        return await get_approval(conn, approval_id), True
+        return await get_approval(conn, tenant_id, approval_id), True
 
-    if decision.arguments is not None:
-        agent = await agent_store.get_agent(conn, run.agent_id, run.agent_version)
-        tool = agent.definition.tool(record.tool)
-        if tool is not None:
-            _check_arguments(tool.input_schema, decision.arguments)
+    agent = await agent_store.get_agent(conn, tenant_id, run.agent_id, run.agent_version)
+    tool = agent.definition.tool(record.tool)
+    if (
+        tool is not None
+        and tool.approval.distinct_approver
+        and same_principal(run.created_by, decision.by)
+    ):
+        raise errors.SelfApproval(
+            f"tool {record.tool!r} needs a distinct approver: the key that started the run "
+            "cannot decide it",
+            approval_id=str(approval_id),
+        )
+    if decision.arguments is not None and tool is not None:
+        _check_arguments(tool.input_schema, decision.arguments)
     status = ApprovalStatus.APPROVED if decision.approved else ApprovalStatus.REJECTED
+    actor = decision.by.as_actor()
     await _set_status(
         conn,
         [approval_id],
@@ -140,10 +178,19 @@ async def decide(
             "approved": decision.approved,
             "reason": decision.reason,
             "arguments": decision.arguments,
+            "decided_by": actor,
         },
     )
+    await keys.audit(
+        conn,
+        tenant_id,
+        "approval.decided",
+        actor,
+        str(approval_id),
+        {"approved": decision.approved, "run_id": str(record.run_id), "tool": record.tool},
+    )
     await _queue_if_all_decided(conn, record.run_id)
-    return await get_approval(conn, approval_id), False
+    return await get_approval(conn, tenant_id, approval_id), False
 
 
 def _check_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> None:
@@ -213,10 +260,14 @@ async def withdraw_for_runs(conn: AsyncConnection, run_ids: list[UUID]) -> None:
     )
 
 
-async def withdraw_for_session(conn: AsyncConnection, session_id: str) -> None:
+async def withdraw_for_session(conn: AsyncConnection, tenant_id: str, session_id: str) -> None:
     await conn.execute(
         update(approvals)
-        .where(approvals.c.session_id == session_id, approvals.c.status == "pending")
+        .where(
+            approvals.c.tenant_id == tenant_id,
+            approvals.c.session_id == session_id,
+            approvals.c.status == "pending",
+        )
         .values(status=ApprovalStatus.ORPHANED.value, decided_at=func.clock_timestamp())
     )
 
@@ -278,6 +329,7 @@ async def pending_for_runs(
 
 async def list_approvals(
     conn: AsyncConnection,
+    tenant_id: str,
     *,
     status: str | None,
     session_id: str | None,
@@ -286,7 +338,7 @@ async def list_approvals(
     limit: int,
 ) -> tuple[list[ApprovalRecord], str | None]:
     """Oldest first (a queue for humans), keyset-paginated on (created_at, id)."""
-    query = select(approvals)
+    query = select(approvals).where(approvals.c.tenant_id == tenant_id)
     if status is not None:
         query = query.where(approvals.c.status == status)
     if session_id is not None:

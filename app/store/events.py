@@ -23,19 +23,30 @@ class EventRecord:
 
 
 async def record(
-    conn: AsyncConnection, run_id: UUID, session_id: str, kind: str, data: dict[str, Any]
+    conn: AsyncConnection,
+    run_id: UUID,
+    tenant_id: str,
+    session_id: str,
+    kind: str,
+    data: dict[str, Any],
 ) -> None:
     await conn.execute(
-        insert(run_events).values(run_id=run_id, session_id=session_id, type=kind, data=data)
+        insert(run_events).values(
+            run_id=run_id, tenant_id=tenant_id, session_id=session_id, type=kind, data=data
+        )
     )
 
 
 async def list_events(
-    conn: AsyncConnection, run_id: UUID, *, after_id: int, limit: int
+    conn: AsyncConnection, tenant_id: str, run_id: UUID, *, after_id: int, limit: int
 ) -> list[EventRecord]:
     rows = await conn.execute(
         select(run_events)
-        .where(run_events.c.run_id == run_id, run_events.c.id > after_id)
+        .where(
+            run_events.c.tenant_id == tenant_id,
+            run_events.c.run_id == run_id,
+            run_events.c.id > after_id,
+        )
         .order_by(run_events.c.id)
         .limit(limit)
     )

@@ -27,32 +27,32 @@ from app.store.notify import NOTIFY
 from app.store.tables import checkpoints, messages, runs, sessions, tool_calls
 
 COPY_MESSAGES = text("""
-INSERT INTO messages (session_id, seq, run_id, role, content, checkpoint_seq)
-SELECT :fork, seq, run_id, role, content, checkpoint_seq
+INSERT INTO messages (tenant_id, session_id, seq, run_id, role, content, checkpoint_seq)
+SELECT tenant_id, :fork, seq, run_id, role, content, checkpoint_seq
   FROM messages
- WHERE session_id = :source AND checkpoint_seq <= :upto
+ WHERE tenant_id = :tenant AND session_id = :source AND checkpoint_seq <= :upto
 """)
 
 COPY_CALLS = text("""
-INSERT INTO tool_calls (session_id, tool_call_id, seq, run_id, message_seq, idx, name,
-                        arguments, status, result, checkpoint_seq, result_checkpoint_seq,
-                        provider_call_id)
-SELECT :fork, tool_call_id, seq, run_id, message_seq, idx, name, arguments,
+INSERT INTO tool_calls (tenant_id, session_id, tool_call_id, seq, run_id, message_seq, idx,
+                        name, arguments, status, result, checkpoint_seq,
+                        result_checkpoint_seq, provider_call_id)
+SELECT tenant_id, :fork, tool_call_id, seq, run_id, message_seq, idx, name, arguments,
        CASE WHEN result_checkpoint_seq <= :upto THEN status ELSE 'pending' END,
        CASE WHEN result_checkpoint_seq <= :upto THEN result END,
        checkpoint_seq,
        CASE WHEN result_checkpoint_seq <= :upto THEN result_checkpoint_seq END,
        provider_call_id
   FROM tool_calls
- WHERE session_id = :source AND checkpoint_seq <= :upto
+ WHERE tenant_id = :tenant AND session_id = :source AND checkpoint_seq <= :upto
 """)
 
 COPY_CHECKPOINTS = text("""
-INSERT INTO checkpoints (session_id, seq, run_id, step, status, usage, message_count,
-                         saved_at, fingerprint)
-SELECT :fork, seq, run_id, step, status, usage, message_count, saved_at, fingerprint
+INSERT INTO checkpoints (tenant_id, session_id, seq, run_id, step, status, usage,
+                         message_count, saved_at, fingerprint)
+SELECT tenant_id, :fork, seq, run_id, step, status, usage, message_count, saved_at, fingerprint
   FROM checkpoints
- WHERE session_id = :source AND seq <= :upto
+ WHERE tenant_id = :tenant AND session_id = :source AND seq <= :upto
 """)
 
 
@@ -66,26 +66,33 @@ class Fork:
 
 async def fork(
     conn: AsyncConnection,
+    tenant_id: str,
     source_id: str,
     from_step: int,
     patch: ForkPatch,
     new_id: str | None,
+    created_by: dict[str, Any] | None = None,
 ) -> Fork:
     """Create the fork and its (queued) run.
 
     Raises:
         SessionNotFound, CheckpointNotFound, SessionExists, InvalidForkPatch.
     """
-    source = (await conn.execute(select(sessions).where(sessions.c.id == source_id))).first()
+    source = (
+        await conn.execute(
+            select(sessions).where(sessions.c.tenant_id == tenant_id, sessions.c.id == source_id)
+        )
+    ).first()
     if source is None:
         raise errors.SessionNotFound(f"no session {source_id!r}", session_id=source_id)
-    saved = await history.newest_of_step(conn, source_id, from_step)
-    fork_id = new_id or await _free_fork_id(conn, source_id)
+    saved = await history.newest_of_step(conn, tenant_id, source_id, from_step)
+    fork_id = new_id or await _free_fork_id(conn, tenant_id, source_id)
     # ON CONFLICT: two concurrent forks to one id cannot both create it.
     created = (
         await conn.execute(
             pg_insert(sessions)
             .values(
+                tenant_id=tenant_id,
                 id=fork_id,
                 agent_id=source.agent_id,
                 agent_version=source.agent_version,
@@ -93,20 +100,20 @@ async def fork(
                 parent_session_id=source_id,
                 parent_checkpoint_seq=saved.seq,
             )
-            .on_conflict_do_nothing(index_elements=[sessions.c.id])
+            .on_conflict_do_nothing(index_elements=[sessions.c.tenant_id, sessions.c.id])
             .returning(sessions.c.id)
         )
     ).first()
     if created is None:
         raise errors.SessionExists(f"session {fork_id!r} exists", session_id=fork_id)
-    params = {"fork": fork_id, "source": source_id, "upto": saved.seq}
+    params = {"tenant": tenant_id, "fork": fork_id, "source": source_id, "upto": saved.seq}
     for statement in (COPY_MESSAGES, COPY_CALLS, COPY_CHECKPOINTS):
         await conn.execute(statement, params)
 
     checkpoint_seq = saved.seq
     if patch.messages is not None or patch.tool_result is not None:
         checkpoint_seq = saved.seq + 1
-        await _apply_patch(conn, fork_id, saved, patch, checkpoint_seq)
+        await _apply_patch(conn, tenant_id, fork_id, saved, patch, checkpoint_seq)
     source_run = (
         await conn.execute(select(runs.c.max_steps).where(runs.c.id == saved.run_id))
     ).first()
@@ -114,6 +121,7 @@ async def fork(
     await conn.execute(
         insert(runs).values(
             id=run_id,
+            tenant_id=tenant_id,
             session_id=fork_id,
             seq=1,
             status=RunStatus.QUEUED.value,
@@ -122,18 +130,23 @@ async def fork(
             steps=saved.step,
             max_steps=source_run.max_steps if source_run else 20,
             usage=saved.usage,
+            created_by=created_by,
         )
     )
     await conn.execute(NOTIFY)
     return Fork(fork_id, run_id, saved.seq, checkpoint_seq)
 
 
-async def _free_fork_id(conn: AsyncConnection, source_id: str) -> str:
+async def _free_fork_id(conn: AsyncConnection, tenant_id: str, source_id: str) -> str:
     """`<source>.fork-<n>`, the first n not in use."""
     prefix = f"{source_id}.fork-"
     taken = set(
         (
-            await conn.execute(select(sessions.c.id).where(func.starts_with(sessions.c.id, prefix)))
+            await conn.execute(
+                select(sessions.c.id).where(
+                    sessions.c.tenant_id == tenant_id, func.starts_with(sessions.c.id, prefix)
+                )
+            )
         ).scalars()
     )
     n = 1
@@ -149,6 +162,7 @@ async def _free_fork_id(conn: AsyncConnection, source_id: str) -> str:
 
 async def _apply_patch(
     conn: AsyncConnection,
+    tenant_id: str,
     fork_id: str,
     saved: history.CheckpointRecord,
     patch: ForkPatch,
@@ -160,15 +174,27 @@ async def _apply_patch(
             entries = transcript_from_messages(patch.messages)
         except InvalidPatch as exc:
             raise errors.InvalidForkPatch(str(exc)) from exc
-        await conn.execute(messages.delete().where(messages.c.session_id == fork_id))
-        await conn.execute(tool_calls.delete().where(tool_calls.c.session_id == fork_id))
-        await _insert_entries(conn, fork_id, saved.run_id, entries, checkpoint_seq)
+        await conn.execute(
+            messages.delete().where(
+                messages.c.tenant_id == tenant_id, messages.c.session_id == fork_id
+            )
+        )
+        await conn.execute(
+            tool_calls.delete().where(
+                tool_calls.c.tenant_id == tenant_id, tool_calls.c.session_id == fork_id
+            )
+        )
+        await _insert_entries(conn, tenant_id, fork_id, saved.run_id, entries, checkpoint_seq)
     if patch.tool_result is not None:
         call_id, result = patch.tool_result
         updated = (
             await conn.execute(
                 tool_calls.update()
-                .where(tool_calls.c.session_id == fork_id, tool_calls.c.tool_call_id == call_id)
+                .where(
+                    tool_calls.c.tenant_id == tenant_id,
+                    tool_calls.c.session_id == fork_id,
+                    tool_calls.c.tool_call_id == call_id,
+                )
                 .values(status="ok", result=result, result_checkpoint_seq=checkpoint_seq)
                 .returning(tool_calls.c.tool_call_id)
             )
@@ -177,9 +203,10 @@ async def _apply_patch(
             raise errors.InvalidForkPatch(
                 f"patch.tool_result.tool_call_id: the transcript has no tool call {call_id!r}"
             )
-    count = await _visible_count(conn, fork_id)
+    count = await _visible_count(conn, tenant_id, fork_id)
     await conn.execute(
         insert(checkpoints).values(
+            tenant_id=tenant_id,
             session_id=fork_id,
             seq=checkpoint_seq,
             run_id=saved.run_id,
@@ -195,6 +222,7 @@ async def _apply_patch(
 
 async def _insert_entries(
     conn: AsyncConnection,
+    tenant_id: str,
     session_id: str,
     run_id: uuid.UUID,
     entries: list[Any],
@@ -202,6 +230,7 @@ async def _insert_entries(
 ) -> None:
     message_rows = [
         {
+            "tenant_id": tenant_id,
             "session_id": session_id,
             "seq": e.seq,
             "run_id": run_id,
@@ -214,6 +243,7 @@ async def _insert_entries(
     ]
     call_rows = [
         {
+            "tenant_id": tenant_id,
             "session_id": session_id,
             "tool_call_id": e.id,
             "seq": e.seq,
@@ -237,13 +267,18 @@ async def _insert_entries(
         await conn.execute(insert(tool_calls), call_rows)
 
 
-async def _visible_count(conn: AsyncConnection, session_id: str) -> int:
+async def _visible_count(conn: AsyncConnection, tenant_id: str, session_id: str) -> int:
     n_messages = (
-        await conn.execute(select(func.count()).where(messages.c.session_id == session_id))
+        await conn.execute(
+            select(func.count()).where(
+                messages.c.tenant_id == tenant_id, messages.c.session_id == session_id
+            )
+        )
     ).scalar_one()
     n_results = (
         await conn.execute(
             select(func.count()).where(
+                tool_calls.c.tenant_id == tenant_id,
                 tool_calls.c.session_id == session_id,
                 tool_calls.c.result_checkpoint_seq.is_not(None),
             )

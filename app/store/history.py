@@ -49,10 +49,12 @@ class CheckpointRecord:
 
 
 async def list_checkpoints(
-    conn: AsyncConnection, session_id: str, *, before_seq: int | None, limit: int
+    conn: AsyncConnection, tenant_id: str, session_id: str, *, before_seq: int | None, limit: int
 ) -> tuple[list[CheckpointRecord], int | None]:
     """Saves newest first; the cursor is the seq to continue below."""
-    query = select(checkpoints).where(checkpoints.c.session_id == session_id)
+    query = select(checkpoints).where(
+        checkpoints.c.tenant_id == tenant_id, checkpoints.c.session_id == session_id
+    )
     if before_seq is not None:
         query = query.where(checkpoints.c.seq < before_seq)
     query = query.order_by(checkpoints.c.seq.desc()).limit(limit + 1)
@@ -62,11 +64,15 @@ async def list_checkpoints(
     return records, None
 
 
-async def get_checkpoint(conn: AsyncConnection, session_id: str, seq: int) -> CheckpointRecord:
+async def get_checkpoint(
+    conn: AsyncConnection, tenant_id: str, session_id: str, seq: int
+) -> CheckpointRecord:
     row = (
         await conn.execute(
             select(checkpoints).where(
-                checkpoints.c.session_id == session_id, checkpoints.c.seq == seq
+                checkpoints.c.tenant_id == tenant_id,
+                checkpoints.c.session_id == session_id,
+                checkpoints.c.seq == seq,
             )
         )
     ).first()
@@ -77,7 +83,9 @@ async def get_checkpoint(conn: AsyncConnection, session_id: str, seq: int) -> Ch
     return CheckpointRecord.from_row(row)
 
 
-async def newest_of_step(conn: AsyncConnection, session_id: str, step: int) -> CheckpointRecord:
+async def newest_of_step(
+    conn: AsyncConnection, tenant_id: str, session_id: str, step: int
+) -> CheckpointRecord:
     """The last save made at `step`.
 
     Raises:
@@ -86,7 +94,11 @@ async def newest_of_step(conn: AsyncConnection, session_id: str, step: int) -> C
     row = (
         await conn.execute(
             select(checkpoints)
-            .where(checkpoints.c.session_id == session_id, checkpoints.c.step == step)
+            .where(
+                checkpoints.c.tenant_id == tenant_id,
+                checkpoints.c.session_id == session_id,
+                checkpoints.c.step == step,
+            )
             .order_by(checkpoints.c.seq.desc())
             .limit(1)
         )
@@ -97,7 +109,10 @@ async def newest_of_step(conn: AsyncConnection, session_id: str, step: int) -> C
         set(
             (
                 await conn.execute(
-                    select(checkpoints.c.step).where(checkpoints.c.session_id == session_id)
+                    select(checkpoints.c.step).where(
+                        checkpoints.c.tenant_id == tenant_id,
+                        checkpoints.c.session_id == session_id,
+                    )
                 )
             ).scalars()
         )
@@ -110,19 +125,25 @@ async def newest_of_step(conn: AsyncConnection, session_id: str, step: int) -> C
     )
 
 
-async def entries_at(conn: AsyncConnection, session_id: str, seq: int) -> list[Entry]:
+async def entries_at(
+    conn: AsyncConnection, tenant_id: str, session_id: str, seq: int
+) -> list[Entry]:
     """The transcript exactly as save `seq` left it (calls without a result yet: pending)."""
     entries: list[Entry] = [
         message_from_row(r.seq, r.role, r.content)
         for r in await conn.execute(
             select(messages.c.seq, messages.c.role, messages.c.content).where(
-                messages.c.session_id == session_id, messages.c.checkpoint_seq <= seq
+                messages.c.tenant_id == tenant_id,
+                messages.c.session_id == session_id,
+                messages.c.checkpoint_seq <= seq,
             )
         )
     ]
     for r in await conn.execute(
         select(tool_calls).where(
-            tool_calls.c.session_id == session_id, tool_calls.c.checkpoint_seq <= seq
+            tool_calls.c.tenant_id == tenant_id,
+            tool_calls.c.session_id == session_id,
+            tool_calls.c.checkpoint_seq <= seq,
         )
     ):
         settled = r.result_checkpoint_seq is not None and r.result_checkpoint_seq <= seq

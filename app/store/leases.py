@@ -38,7 +38,8 @@ WITH candidates AS (
                          AND pg_try_advisory_xact_lock(hashtextextended(r.lease_owner, 0))))))
        AND NOT EXISTS (
             SELECT 1 FROM runs earlier
-             WHERE earlier.session_id = r.session_id
+             WHERE earlier.tenant_id = r.tenant_id
+               AND earlier.session_id = r.session_id
                AND earlier.seq < r.seq
                AND earlier.status IN ('queued', 'running', 'awaiting_approval',
                                       'awaiting_tool_results'))
@@ -117,17 +118,17 @@ WITH fence AS (
            finished_at = CASE WHEN :terminal THEN clock_timestamp() END,
            updated_at = clock_timestamp()
      WHERE id = :run_id AND lease_token = :token AND status = 'running'
-    RETURNING session_id
+    RETURNING tenant_id, session_id
 ), new_messages AS (
-    INSERT INTO messages (session_id, seq, run_id, role, content, checkpoint_seq)
-    SELECT f.session_id, m.seq, :run_id, m.role, m.content, :checkpoint_seq
+    INSERT INTO messages (tenant_id, session_id, seq, run_id, role, content, checkpoint_seq)
+    SELECT f.tenant_id, f.session_id, m.seq, :run_id, m.role, m.content, :checkpoint_seq
       FROM fence f,
            jsonb_to_recordset(CAST(:messages AS jsonb)) AS m(seq bigint, role text, content jsonb)
 ), new_calls AS (
-    INSERT INTO tool_calls (session_id, tool_call_id, seq, run_id, message_seq, idx, name,
-                            arguments, status, checkpoint_seq, provider_call_id)
-    SELECT f.session_id, c.id, c.seq, :run_id, c.message_seq, c.idx, c.name, c.arguments,
-           'pending', :checkpoint_seq, c.provider_call_id
+    INSERT INTO tool_calls (tenant_id, session_id, tool_call_id, seq, run_id, message_seq,
+                            idx, name, arguments, status, checkpoint_seq, provider_call_id)
+    SELECT f.tenant_id, f.session_id, c.id, c.seq, :run_id, c.message_seq, c.idx, c.name,
+           c.arguments, 'pending', :checkpoint_seq, c.provider_call_id
       FROM fence f,
            jsonb_to_recordset(CAST(:calls AS jsonb))
                AS c(id text, seq bigint, message_seq bigint, idx int, name text,
@@ -143,14 +144,15 @@ WITH fence AS (
       FROM fence f,
            jsonb_to_recordset(CAST(:settlements AS jsonb))
                AS s(tool_call_id text, status text, result jsonb)
-     WHERE t.session_id = f.session_id
+     WHERE t.tenant_id = f.tenant_id
+       AND t.session_id = f.session_id
        AND t.tool_call_id = s.tool_call_id
        AND t.status IN ('pending', 'running')
     RETURNING t.tool_call_id
 ), new_approvals AS (
-    INSERT INTO approvals (id, session_id, run_id, tool_call_id, status, request, expires_at,
-                           created_at)
-    SELECT a.id, f.session_id, :run_id, a.tool_call_id, 'pending',
+    INSERT INTO approvals (id, tenant_id, session_id, run_id, tool_call_id, status, request,
+                           expires_at, created_at)
+    SELECT a.id, f.tenant_id, f.session_id, :run_id, a.tool_call_id, 'pending',
            jsonb_build_object('tool', a.tool, 'arguments', a.arguments),
            clock_timestamp() + make_interval(secs => a.timeout_s),
            clock_timestamp()
@@ -162,12 +164,13 @@ WITH fence AS (
     UPDATE tool_calls t
        SET approval_id = n.id
       FROM new_approvals n, fence f
-     WHERE t.session_id = f.session_id AND t.tool_call_id = n.tool_call_id
+     WHERE t.tenant_id = f.tenant_id AND t.session_id = f.session_id
+       AND t.tool_call_id = n.tool_call_id
 ), saved AS (
-    INSERT INTO checkpoints (session_id, seq, run_id, step, status, usage, message_count,
-                             saved_at, fingerprint)
-    SELECT f.session_id, :checkpoint_seq, :run_id, :steps, :status, CAST(:usage AS jsonb),
-           :message_count, clock_timestamp(), CAST(:fingerprint AS text)
+    INSERT INTO checkpoints (tenant_id, session_id, seq, run_id, step, status, usage,
+                             message_count, saved_at, fingerprint)
+    SELECT f.tenant_id, f.session_id, :checkpoint_seq, :run_id, :steps, :status,
+           CAST(:usage AS jsonb), :message_count, clock_timestamp(), CAST(:fingerprint AS text)
       FROM fence f
      WHERE :save
 )

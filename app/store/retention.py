@@ -14,22 +14,28 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 PRUNE = text("""
 WITH finished AS (
-    SELECT s.id
+    -- Every tenant's: retention is the operator's. Ids are unique per tenant only, so
+    -- every match below names the tenant too.
+    SELECT s.tenant_id, s.id
       FROM sessions s
      WHERE s.updated_at < clock_timestamp() - make_interval(secs => :age_s)
        AND NOT EXISTS (
             SELECT 1 FROM runs r
-             WHERE r.session_id = s.id
+             WHERE r.tenant_id = s.tenant_id AND r.session_id = s.id
                AND (r.status NOT IN ('finished', 'failed', 'cancelled')
                     OR r.updated_at >= clock_timestamp() - make_interval(secs => :age_s)))
        -- Only sessions with history left: a pruned one must not be found again.
-       AND (EXISTS (SELECT 1 FROM checkpoints c WHERE c.session_id = s.id)
-            OR EXISTS (SELECT 1 FROM run_events e WHERE e.session_id = s.id))
+       AND (EXISTS (SELECT 1 FROM checkpoints c
+                     WHERE c.tenant_id = s.tenant_id AND c.session_id = s.id)
+            OR EXISTS (SELECT 1 FROM run_events e
+                        WHERE e.tenant_id = s.tenant_id AND e.session_id = s.id))
      LIMIT :batch
 ), dropped_checkpoints AS (
-    DELETE FROM checkpoints c USING finished f WHERE c.session_id = f.id RETURNING 1
+    DELETE FROM checkpoints c USING finished f
+     WHERE c.tenant_id = f.tenant_id AND c.session_id = f.id RETURNING 1
 ), dropped_events AS (
-    DELETE FROM run_events e USING finished f WHERE e.session_id = f.id RETURNING 1
+    DELETE FROM run_events e USING finished f
+     WHERE e.tenant_id = f.tenant_id AND e.session_id = f.id RETURNING 1
 )
 SELECT (SELECT count(*) FROM finished) AS sessions,
        (SELECT count(*) FROM dropped_checkpoints) AS checkpoints,

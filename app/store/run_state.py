@@ -1,4 +1,7 @@
-"""Loading a claimed run into the engine's RunState."""
+"""Loading a claimed run into the engine's RunState.
+
+Workers are tenant-blind: they name a run by its id, and take its tenant from the row.
+"""
 
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
         await conn.execute(
             select(
                 runs.c.id,
+                runs.c.tenant_id,
                 runs.c.session_id,
                 runs.c.input,
                 runs.c.input_seq,
@@ -37,10 +41,14 @@ async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
                 runs.c.cancel_requested,
                 agent_versions.c.definition,
             )
-            .join(sessions, sessions.c.id == runs.c.session_id)
+            .join(
+                sessions,
+                (sessions.c.tenant_id == runs.c.tenant_id) & (sessions.c.id == runs.c.session_id),
+            )
             .join(
                 agent_versions,
-                (agent_versions.c.agent_id == sessions.c.agent_id)
+                (agent_versions.c.tenant_id == sessions.c.tenant_id)
+                & (agent_versions.c.agent_id == sessions.c.agent_id)
                 & (agent_versions.c.version == runs.c.agent_version),
             )
             .where(runs.c.id == run_id)
@@ -48,11 +56,12 @@ async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
     ).first()
     if row is None:
         return None
-    entries = await load_entries(conn, row.session_id)
+    entries = await load_entries(conn, row.tenant_id, row.session_id)
     next_seq = entries[-1].seq + 1 if entries else 1
     position = sum(1 for e in entries if isinstance(e, Message) and e.role == "assistant")
     state = RunState(
         run_id=row.id,
+        tenant_id=row.tenant_id,
         session_id=row.session_id,
         input=row.input,
         input_appended=row.input_seq is not None,
@@ -62,7 +71,7 @@ async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
         attempts=row.attempts,
         entries=entries,
         next_seq=next_seq,
-        next_checkpoint_seq=await last_checkpoint_seq(conn, row.session_id) + 1,
+        next_checkpoint_seq=await last_checkpoint_seq(conn, row.tenant_id, row.session_id) + 1,
         position=position,
     )
     return LoadedRun(state, AgentDefinition.model_validate(row.definition), row.cancel_requested)

@@ -7,6 +7,8 @@ compare-and-set on its status, so they cannot race a worker that holds its lease
 
 from __future__ import annotations
 
+import hashlib
+import json
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -33,6 +35,7 @@ ACTIVE_VALUES = [s.value for s in ACTIVE]
 @dataclass(frozen=True)
 class RunRecord:
     id: UUID
+    tenant_id: str
     session_id: str
     seq: int
     status: RunStatus
@@ -52,9 +55,10 @@ class RunRecord:
     finished_at: datetime | None
 
     @classmethod
-    def from_row(cls, row: Row[Any]) -> RunRecord:
+    def from_row(cls, row: Any) -> RunRecord:  # a Row of RUN_COLUMNS (and maybe more)
         return cls(
             id=row.id,
+            tenant_id=row.tenant_id,
             session_id=row.session_id,
             seq=row.seq,
             status=RunStatus(row.status),
@@ -77,6 +81,7 @@ class RunRecord:
 
 @dataclass(frozen=True)
 class SendCommand:
+    tenant_id: str
     session_id: str
     input: list[dict[str, Any]]
     agent_id: str | None = None
@@ -86,13 +91,36 @@ class SendCommand:
     # Resume under another version of the session's agent: a number or "latest".
     agent_version: int | str | None = None
     on_drift: str | None = None
+    # Who sends it (Principal.as_actor()); None for the store's own callers (benchmarks).
+    created_by: dict[str, Any] | None = None
+
+    def fingerprint(self) -> str:
+        """What an Idempotency-Key promises: the same request. A digest of everything the
+        caller sent but the key itself (the tenant and session are in the lookup)."""
+        sent = {
+            "input": self.input,
+            "agent_id": self.agent_id,
+            "max_steps": self.max_steps,
+            "if_busy": self.if_busy,
+            "agent_version": self.agent_version,
+            "on_drift": self.on_drift,
+        }
+        canonical = json.dumps(sent, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-RUN_COLUMNS = [c for c in runs.c if not c.name.startswith("lease_") and c.name != "claims"]
+RUN_COLUMNS = [
+    c
+    for c in runs.c
+    if not c.name.startswith("lease_") and c.name not in ("claims", "request_fingerprint")
+]
 
 
-async def get_run(conn: AsyncConnection, run_id: UUID, *, lock: bool = False) -> RunRecord:
-    query = select(*RUN_COLUMNS).where(runs.c.id == run_id)
+async def get_run(
+    conn: AsyncConnection, tenant_id: str, run_id: UUID, *, lock: bool = False
+) -> RunRecord:
+    """A run of the tenant's; another tenant's is RunNotFound, as if it did not exist."""
+    query = select(*RUN_COLUMNS).where(runs.c.tenant_id == tenant_id, runs.c.id == run_id)
     if lock:
         query = query.with_for_update()
     row = (await conn.execute(query)).first()
@@ -101,20 +129,39 @@ async def get_run(conn: AsyncConnection, run_id: UUID, *, lock: bool = False) ->
     return RunRecord.from_row(row)
 
 
-async def _by_idempotency_key(conn: AsyncConnection, session_id: str, key: str) -> RunRecord | None:
+async def _by_idempotency_key(conn: AsyncConnection, command: SendCommand) -> RunRecord | None:
+    """The run this key made, when the request is the same one again.
+
+    Raises:
+        IdempotencyKeyReused: the key made a run for a different request.
+    """
     row = (
         await conn.execute(
-            select(*RUN_COLUMNS).where(
-                runs.c.session_id == session_id, runs.c.idempotency_key == key
+            select(*RUN_COLUMNS, runs.c.request_fingerprint).where(
+                runs.c.tenant_id == command.tenant_id,
+                runs.c.session_id == command.session_id,
+                runs.c.idempotency_key == command.idempotency_key,
             )
         )
     ).first()
-    return RunRecord.from_row(row) if row else None
+    if row is None:
+        return None
+    if row.request_fingerprint != command.fingerprint():
+        raise errors.IdempotencyKeyReused(
+            f"Idempotency-Key {command.idempotency_key!r} was used for a different request "
+            f"(run {row.id}); use a new key for a new request",
+            run_id=str(row.id),
+        )
+    return RunRecord.from_row(row)
 
 
 async def _lock_session(conn: AsyncConnection, command: SendCommand) -> Row[Any]:
     """Lock the session row (creating the session on first use): sends to it serialise here."""
-    query = select(sessions).where(sessions.c.id == command.session_id).with_for_update()
+    query = (
+        select(sessions)
+        .where(sessions.c.tenant_id == command.tenant_id, sessions.c.id == command.session_id)
+        .with_for_update()
+    )
     row = (await conn.execute(query)).first()
     if row is not None:
         if command.agent_id is not None and command.agent_id != row.agent_id:
@@ -129,11 +176,16 @@ async def _lock_session(conn: AsyncConnection, command: SendCommand) -> Row[Any]
             f"no session {command.session_id!r}; pass agent_id to create it",
             session_id=command.session_id,
         )
-    agent = await agent_store.get_agent(conn, command.agent_id)
+    agent = await agent_store.get_agent(conn, command.tenant_id, command.agent_id)
     await conn.execute(
         pg_insert(sessions)
-        .values(id=command.session_id, agent_id=agent.id, agent_version=agent.version)
-        .on_conflict_do_nothing(index_elements=[sessions.c.id])
+        .values(
+            tenant_id=command.tenant_id,
+            id=command.session_id,
+            agent_id=agent.id,
+            agent_version=agent.version,
+        )
+        .on_conflict_do_nothing(index_elements=[sessions.c.tenant_id, sessions.c.id])
     )
     # A concurrent first send may have created it first: either way, lock what is there.
     return (await conn.execute(query)).one()
@@ -146,16 +198,16 @@ async def send(conn: AsyncConnection, command: SendCommand) -> tuple[RunRecord, 
     The check runs again after the session lock, so concurrent duplicates are safe too.
     """
     if command.idempotency_key is not None:
-        existing = await _by_idempotency_key(conn, command.session_id, command.idempotency_key)
+        existing = await _by_idempotency_key(conn, command)
         if existing is not None:
             return existing, False
     session = await _lock_session(conn, command)
     if command.idempotency_key is not None:
-        existing = await _by_idempotency_key(conn, command.session_id, command.idempotency_key)
+        existing = await _by_idempotency_key(conn, command)
         if existing is not None:
             return existing, False
 
-    active = await _active_runs(conn, command.session_id)
+    active = await _active_runs(conn, command.tenant_id, command.session_id)
     paused = [r for r in active if r.status is RunStatus.AWAITING_APPROVAL]
     if paused:
         approval_ids = await _pending_approval_ids(conn, [r.id for r in paused])
@@ -180,7 +232,7 @@ async def send(conn: AsyncConnection, command: SendCommand) -> tuple[RunRecord, 
     seq = (
         await conn.execute(
             update(sessions)
-            .where(sessions.c.id == command.session_id)
+            .where(sessions.c.tenant_id == command.tenant_id, sessions.c.id == command.session_id)
             .values(
                 run_count=sessions.c.run_count + 1, agent_version=version, updated_at=func.now()
             )
@@ -189,18 +241,23 @@ async def send(conn: AsyncConnection, command: SendCommand) -> tuple[RunRecord, 
     ).scalar_one()
     max_steps = command.max_steps
     if max_steps is None:
-        agent = await agent_store.get_agent(conn, session.agent_id, version)
+        agent = await agent_store.get_agent(conn, command.tenant_id, session.agent_id, version)
         max_steps = agent.definition.max_steps
     row = (
         await conn.execute(
             pg_insert(runs)
             .values(
                 id=uuid.uuid4(),
+                tenant_id=command.tenant_id,
                 session_id=command.session_id,
                 seq=seq,
                 status=RunStatus.QUEUED.value,
                 input=command.input,
                 idempotency_key=command.idempotency_key,
+                request_fingerprint=(
+                    command.fingerprint() if command.idempotency_key is not None else None
+                ),
+                created_by=command.created_by,
                 agent_version=version,
                 max_steps=max_steps,
                 usage={"input_tokens": 0, "output_tokens": 0, "model_calls": 0},
@@ -209,7 +266,9 @@ async def send(conn: AsyncConnection, command: SendCommand) -> tuple[RunRecord, 
         )
     ).one()
     if drifted:
-        await events.record(conn, row.id, command.session_id, "agent.drift", drifted)
+        await events.record(
+            conn, row.id, command.tenant_id, command.session_id, "agent.drift", drifted
+        )
     await conn.execute(NOTIFY)
     return RunRecord.from_row(row), True
 
@@ -226,13 +285,16 @@ async def _switch_version(
         AgentDrift: the definition changed and on_drift is `error`; nothing changes.
     """
     wanted = None if command.agent_version == "latest" else int(str(command.agent_version))
-    target = await agent_store.get_agent(conn, session.agent_id, wanted)
+    target = await agent_store.get_agent(conn, session.tenant_id, session.agent_id, wanted)
     if target.version == session.agent_version:
         return target.version, None
-    current = await agent_store.get_agent(conn, session.agent_id, session.agent_version)
+    current = await agent_store.get_agent(
+        conn, session.tenant_id, session.agent_id, session.agent_version
+    )
     pending = (
         await conn.execute(
             select(tool_calls.c.tool_call_id, tool_calls.c.name).where(
+                tool_calls.c.tenant_id == session.tenant_id,
                 tool_calls.c.session_id == session.id,
                 tool_calls.c.status.in_(["pending", "running"]),
             )
@@ -261,10 +323,14 @@ async def _switch_version(
     return target.version, report
 
 
-async def _active_runs(conn: AsyncConnection, session_id: str) -> list[RunRecord]:
+async def _active_runs(conn: AsyncConnection, tenant_id: str, session_id: str) -> list[RunRecord]:
     rows = await conn.execute(
         select(*RUN_COLUMNS)
-        .where(runs.c.session_id == session_id, runs.c.status.in_(ACTIVE_VALUES))
+        .where(
+            runs.c.tenant_id == tenant_id,
+            runs.c.session_id == session_id,
+            runs.c.status.in_(ACTIVE_VALUES),
+        )
         .order_by(runs.c.seq)
     )
     return [RunRecord.from_row(r) for r in rows]
@@ -275,13 +341,13 @@ async def _pending_approval_ids(conn: AsyncConnection, run_ids: list[UUID]) -> l
     return [str(a.id) for run_approvals in pending.values() for a in run_approvals]
 
 
-async def request_cancel(conn: AsyncConnection, run_id: UUID) -> RunRecord:
+async def request_cancel(conn: AsyncConnection, tenant_id: str, run_id: UUID) -> RunRecord:
     """Cancel a run: at once if it never started, else through the worker that holds it.
 
     Raises:
         RunNotCancellable: the run already ended.
     """
-    run = await get_run(conn, run_id, lock=True)
+    run = await get_run(conn, tenant_id, run_id, lock=True)
     if run.status in TERMINAL:
         raise errors.RunNotCancellable(
             f"run {run_id} is already {run.status.value}",
@@ -289,7 +355,7 @@ async def request_cancel(conn: AsyncConnection, run_id: UUID) -> RunRecord:
             run_status=run.status.value,
         )
     await _cancel(conn, run)
-    return await get_run(conn, run_id)
+    return await get_run(conn, tenant_id, run_id)
 
 
 async def _cancel(conn: AsyncConnection, run: RunRecord) -> None:
@@ -327,13 +393,13 @@ async def _cancel(conn: AsyncConnection, run: RunRecord) -> None:
     await conn.execute(NOTIFY)
 
 
-async def resume(conn: AsyncConnection, run_id: UUID) -> RunRecord:
+async def resume(conn: AsyncConnection, tenant_id: str, run_id: UUID) -> RunRecord:
     """Queue a failed run again, continuing from its checkpoint with its remaining budget.
 
     Raises:
         RunNotResumable: the run has not failed, or a later run of its session exists.
     """
-    run = await get_run(conn, run_id, lock=True)
+    run = await get_run(conn, tenant_id, run_id, lock=True)
     if run.status is not RunStatus.FAILED:
         raise errors.RunNotResumable(
             f"run {run_id} is {run.status.value}; only a failed run can be resumed",
@@ -342,7 +408,11 @@ async def resume(conn: AsyncConnection, run_id: UUID) -> RunRecord:
         )
     later = (
         await conn.execute(
-            select(runs.c.id).where(runs.c.session_id == run.session_id, runs.c.seq > run.seq)
+            select(runs.c.id).where(
+                runs.c.tenant_id == tenant_id,
+                runs.c.session_id == run.session_id,
+                runs.c.seq > run.seq,
+            )
         )
     ).first()
     if later is not None:
@@ -369,7 +439,7 @@ async def resume(conn: AsyncConnection, run_id: UUID) -> RunRecord:
         )
     )
     await conn.execute(NOTIFY)
-    return await get_run(conn, run_id)
+    return await get_run(conn, tenant_id, run_id)
 
 
 # -- the ops list ------------------------------------------------------------------------
@@ -377,6 +447,7 @@ async def resume(conn: AsyncConnection, run_id: UUID) -> RunRecord:
 
 async def list_runs(
     conn: AsyncConnection,
+    tenant_id: str,
     *,
     statuses: list[str] | None,
     session_id: str | None,
@@ -384,7 +455,7 @@ async def list_runs(
     limit: int,
 ) -> tuple[list[RunRecord], str | None]:
     """Runs newest first, keyset-paginated on (created_at, id)."""
-    query = select(*RUN_COLUMNS)
+    query = select(*RUN_COLUMNS).where(runs.c.tenant_id == tenant_id)
     if statuses:
         query = query.where(runs.c.status.in_(statuses))
     if session_id is not None:

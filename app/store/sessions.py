@@ -30,19 +30,23 @@ class SessionRecord:
     updated_at: datetime
 
 
-async def get_session(conn: AsyncConnection, session_id: str) -> SessionRecord:
+async def get_session(conn: AsyncConnection, tenant_id: str, session_id: str) -> SessionRecord:
     """A session with its status (that of its latest run, or idle) and summed usage.
 
     Raises:
         SessionNotFound: no such session.
     """
-    row = (await conn.execute(select(sessions).where(sessions.c.id == session_id))).first()
+    row = (
+        await conn.execute(
+            select(sessions).where(sessions.c.tenant_id == tenant_id, sessions.c.id == session_id)
+        )
+    ).first()
     if row is None:
         raise errors.SessionNotFound(f"no session {session_id!r}", session_id=session_id)
     latest = (
         await conn.execute(
             select(runs.c.id, runs.c.status)
-            .where(runs.c.session_id == session_id)
+            .where(runs.c.tenant_id == tenant_id, runs.c.session_id == session_id)
             .order_by(runs.c.seq.desc())
             .limit(1)
         )
@@ -53,7 +57,7 @@ async def get_session(conn: AsyncConnection, session_id: str) -> SessionRecord:
                 func.coalesce(func.sum(runs.c.usage["input_tokens"].as_integer()), 0),
                 func.coalesce(func.sum(runs.c.usage["output_tokens"].as_integer()), 0),
                 func.coalesce(func.sum(runs.c.usage["model_calls"].as_integer()), 0),
-            ).where(runs.c.session_id == session_id)
+            ).where(runs.c.tenant_id == tenant_id, runs.c.session_id == session_id)
         )
     ).one()
     return SessionRecord(
@@ -63,7 +67,7 @@ async def get_session(conn: AsyncConnection, session_id: str) -> SessionRecord:
         status=latest.status if latest else "idle",
         last_run_id=str(latest.id) if latest else None,
         run_count=row.run_count,
-        checkpoint_seq=await last_checkpoint_seq(conn, session_id),
+        checkpoint_seq=await last_checkpoint_seq(conn, tenant_id, session_id),
         usage={
             "input_tokens": int(totals[0]),
             "output_tokens": int(totals[1]),
@@ -75,18 +79,24 @@ async def get_session(conn: AsyncConnection, session_id: str) -> SessionRecord:
     )
 
 
-async def delete_session(conn: AsyncConnection, session_id: str) -> None:
+async def delete_session(conn: AsyncConnection, tenant_id: str, session_id: str) -> None:
     """End a session: its runs, transcript and checkpoints go with it.
 
     A worker still driving one of its runs finds its fenced write matching nothing and
     stops. Raises SessionNotFound if there is no such session.
     """
     # Runs first, then approvals: the lock order of decide and cancel, so none deadlock.
-    await conn.execute(select(runs.c.id).where(runs.c.session_id == session_id).with_for_update())
-    await withdraw_for_session(conn, session_id)
+    await conn.execute(
+        select(runs.c.id)
+        .where(runs.c.tenant_id == tenant_id, runs.c.session_id == session_id)
+        .with_for_update()
+    )
+    await withdraw_for_session(conn, tenant_id, session_id)
     deleted = (
         await conn.execute(
-            delete(sessions).where(sessions.c.id == session_id).returning(sessions.c.id)
+            delete(sessions)
+            .where(sessions.c.tenant_id == tenant_id, sessions.c.id == session_id)
+            .returning(sessions.c.id)
         )
     ).first()
     if deleted is None:

@@ -17,7 +17,7 @@ from sqlalchemy import (
     CheckConstraint,
     Column,
     DateTime,
-    ForeignKey,
+    ForeignKeyConstraint,
     Index,
     Integer,
     MetaData,
@@ -27,7 +27,7 @@ from sqlalchemy import (
     UniqueConstraint,
     text,
 )
-from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
 from app.domain.run import RunStatus
 
@@ -56,6 +56,17 @@ def _created() -> Column[object]:
     )
 
 
+def _tenant() -> Column[object]:
+    # No default: a write that forgets the tenant fails rather than land in another one.
+    return Column("tenant_id", Text, nullable=False)
+
+
+def _session_fk() -> ForeignKeyConstraint:
+    return ForeignKeyConstraint(
+        ["tenant_id", "session_id"], ["sessions.tenant_id", "sessions.id"], ondelete="CASCADE"
+    )
+
+
 def _updated() -> Column[object]:
     return Column(
         "updated_at", DateTime(timezone=True), nullable=False, server_default=text("now()")
@@ -65,28 +76,35 @@ def _updated() -> Column[object]:
 agents = Table(
     "agents",
     metadata,
-    Column("id", Text, primary_key=True),
+    _tenant(),
+    Column("id", Text, nullable=False),
     Column("latest_version", Integer, nullable=False),
     _created(),
     _updated(),
+    PrimaryKeyConstraint("tenant_id", "id"),
 )
 
 agent_versions = Table(
     "agent_versions",
     metadata,
-    Column("agent_id", Text, ForeignKey("agents.id", ondelete="CASCADE"), nullable=False),
+    _tenant(),
+    Column("agent_id", Text, nullable=False),
     Column("version", Integer, nullable=False),
     Column("definition", JSONB, nullable=False),
     Column("fingerprint", JSONB, nullable=False),
     _created(),
-    PrimaryKeyConstraint("agent_id", "version"),
+    PrimaryKeyConstraint("tenant_id", "agent_id", "version"),
+    ForeignKeyConstraint(
+        ["tenant_id", "agent_id"], ["agents.tenant_id", "agents.id"], ondelete="CASCADE"
+    ),
 )
 
 sessions = Table(
     "sessions",
     metadata,
-    Column("id", Text, primary_key=True),
-    Column("agent_id", Text, ForeignKey("agents.id"), nullable=False),
+    _tenant(),
+    Column("id", Text, nullable=False),
+    Column("agent_id", Text, nullable=False),
     Column("agent_version", Integer, nullable=False),
     # Allocates run numbers; a send locks this row, which serialises sends to one session.
     Column("run_count", Integer, nullable=False, server_default=text("0")),
@@ -95,19 +113,26 @@ sessions = Table(
     Column("parent_checkpoint_seq", BigInteger, nullable=True),
     _created(),
     _updated(),
+    PrimaryKeyConstraint("tenant_id", "id"),
+    ForeignKeyConstraint(["tenant_id", "agent_id"], ["agents.tenant_id", "agents.id"]),
 )
 
 runs = Table(
     "runs",
     metadata,
     Column("id", UUID(as_uuid=True), primary_key=True),
-    Column("session_id", Text, ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False),
+    _tenant(),
+    Column("session_id", Text, nullable=False),
     Column("seq", Integer, nullable=False),
     Column("status", Text, nullable=False),
     Column("input", JSONB, nullable=False),
     # Transcript seq of the input's first message once appended; NULL until then.
     Column("input_seq", BigInteger, nullable=True),
     Column("idempotency_key", Text, nullable=True),
+    # Digest of the request that used the key: the same key with another body is refused.
+    Column("request_fingerprint", Text, nullable=True),
+    # Who sent the input (tenant, key name and prefix): a distinct approver must differ.
+    Column("created_by", JSONB, nullable=True),
     Column("agent_version", Integer, nullable=False),
     Column("steps", Integer, nullable=False, server_default=text("0")),
     Column("max_steps", Integer, nullable=False),
@@ -128,8 +153,9 @@ runs = Table(
     _updated(),
     Column("finished_at", DateTime(timezone=True), nullable=True),
     CheckConstraint(_in("status", RUN_STATUSES), name="status"),
-    UniqueConstraint("session_id", "seq"),
-    UniqueConstraint("session_id", "idempotency_key"),
+    UniqueConstraint("tenant_id", "session_id", "seq"),
+    UniqueConstraint("tenant_id", "session_id", "idempotency_key"),
+    _session_fk(),
 )
 
 # The claim query scans only claimable rows, in the order it serves them.
@@ -138,27 +164,32 @@ Index(
     runs.c.not_before,
     postgresql_where=text("status IN ('queued', 'running')"),
 )
-# The ops list: by status, newest first, keyset-paginated on (created_at, id).
-Index("ix_runs_status_created", runs.c.status, runs.c.created_at, runs.c.id)
-Index("ix_runs_created", runs.c.created_at, runs.c.id)
+# The ops list: a tenant's, by status, newest first, keyset-paginated on (created_at, id).
+Index(
+    "ix_runs_tenant_status_created", runs.c.tenant_id, runs.c.status, runs.c.created_at, runs.c.id
+)
+Index("ix_runs_tenant_created", runs.c.tenant_id, runs.c.created_at, runs.c.id)
 
 messages = Table(
     "messages",
     metadata,
-    Column("session_id", Text, ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False),
+    _tenant(),
+    Column("session_id", Text, nullable=False),
     Column("seq", BigInteger, nullable=False),
     Column("run_id", UUID(as_uuid=True), nullable=False),
     Column("role", Text, nullable=False),
     Column("content", JSONB, nullable=False),
     Column("checkpoint_seq", BigInteger, nullable=False),
-    PrimaryKeyConstraint("session_id", "seq"),
+    PrimaryKeyConstraint("tenant_id", "session_id", "seq"),
     CheckConstraint("role IN ('system', 'user', 'assistant')", name="role"),
+    _session_fk(),
 )
 
 tool_calls = Table(
     "tool_calls",
     metadata,
-    Column("session_id", Text, ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False),
+    _tenant(),
+    Column("session_id", Text, nullable=False),
     Column("tool_call_id", Text, nullable=False),
     Column("seq", BigInteger, nullable=False),
     Column("run_id", UUID(as_uuid=True), nullable=False),
@@ -173,15 +204,17 @@ tool_calls = Table(
     Column("approval_id", UUID(as_uuid=True), nullable=True),
     # The model's id for the call (not unique: some providers reuse ids); NULL: it had none.
     Column("provider_call_id", Text, nullable=True),
-    PrimaryKeyConstraint("session_id", "tool_call_id"),
-    UniqueConstraint("session_id", "seq"),
+    PrimaryKeyConstraint("tenant_id", "session_id", "tool_call_id"),
+    UniqueConstraint("tenant_id", "session_id", "seq"),
     CheckConstraint(_in("status", TOOL_CALL_STATUSES), name="status"),
+    _session_fk(),
 )
 
 checkpoints = Table(
     "checkpoints",
     metadata,
-    Column("session_id", Text, ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False),
+    _tenant(),
+    Column("session_id", Text, nullable=False),
     Column("seq", BigInteger, nullable=False),
     Column("run_id", UUID(as_uuid=True), nullable=False),
     Column("step", Integer, nullable=False),
@@ -191,7 +224,8 @@ checkpoints = Table(
     Column("saved_at", DateTime(timezone=True), nullable=False, server_default=text("now()")),
     # Digest of the agent definition the save ran under (its parts live on agent_versions).
     Column("fingerprint", Text, nullable=True),
-    PrimaryKeyConstraint("session_id", "seq"),
+    PrimaryKeyConstraint("tenant_id", "session_id", "seq"),
+    _session_fk(),
 )
 
 # Approvals outlive their session on purpose: a decision on the approval of a deleted
@@ -200,6 +234,7 @@ approvals = Table(
     "approvals",
     metadata,
     Column("id", UUID(as_uuid=True), primary_key=True),
+    _tenant(),
     Column("session_id", Text, nullable=False),
     Column("run_id", UUID(as_uuid=True), nullable=False),
     Column("tool_call_id", Text, nullable=False),
@@ -211,7 +246,13 @@ approvals = Table(
     Column("decided_at", DateTime(timezone=True), nullable=True),
     CheckConstraint(_in("status", APPROVAL_STATUSES), name="status"),
 )
-Index("ix_approvals_status_created", approvals.c.status, approvals.c.created_at, approvals.c.id)
+Index(
+    "ix_approvals_tenant_status_created",
+    approvals.c.tenant_id,
+    approvals.c.status,
+    approvals.c.created_at,
+    approvals.c.id,
+)
 Index("ix_approvals_run_id", approvals.c.run_id)
 # The workers' expiry sweep looks only at pending approvals that can expire.
 Index(
@@ -224,6 +265,7 @@ run_events = Table(
     "run_events",
     metadata,
     Column("id", BigInteger, primary_key=True, autoincrement=True),
+    _tenant(),
     Column("run_id", UUID(as_uuid=True), nullable=False),
     Column("session_id", Text, nullable=False),
     Column("type", Text, nullable=False),
@@ -237,11 +279,45 @@ Index("ix_run_events_run_id", run_events.c.run_id, run_events.c.id)
 tool_outputs = Table(
     "tool_outputs",
     metadata,
-    Column("session_id", Text, ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False),
+    _tenant(),
+    Column("session_id", Text, nullable=False),
     Column("tool_call_id", Text, nullable=False),
     Column("run_id", UUID(as_uuid=True), nullable=False),
     Column("output", JSONB, nullable=True),
     Column("is_error", Boolean, nullable=False, server_default=text("false")),
     Column("submitted_at", DateTime(timezone=True), nullable=False, server_default=text("now()")),
-    PrimaryKeyConstraint("session_id", "tool_call_id"),
+    PrimaryKeyConstraint("tenant_id", "session_id", "tool_call_id"),
+    _session_fk(),
 )
+
+# API keys: only a hash of each is kept. A revoked key keeps its row (see store/keys.py).
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("tenant_id", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    # The key's first characters, shown to identify it (`perdure keys revoke PREFIX`).
+    Column("prefix", Text, nullable=False, unique=True),
+    Column("key_hash", Text, nullable=False, unique=True),
+    Column("scopes", ARRAY(Text), nullable=False),
+    _created(),
+    Column("last_used_at", DateTime(timezone=True), nullable=True),
+    Column("revoked_at", DateTime(timezone=True), nullable=True),
+)
+Index("ix_api_keys_tenant_id", api_keys.c.tenant_id, api_keys.c.created_at)
+
+# Who did what: key creations and revocations, approval decisions. Append-only: no API
+# call and no retention prune deletes from it.
+audit_events = Table(
+    "audit_events",
+    metadata,
+    Column("id", BigInteger, primary_key=True, autoincrement=True),
+    Column("tenant_id", Text, nullable=False),
+    Column("action", Text, nullable=False),
+    Column("actor", JSONB, nullable=False),
+    Column("target", Text, nullable=False),
+    Column("data", JSONB, nullable=False, server_default=text("'{}'::jsonb")),
+    _created(),
+)
+Index("ix_audit_events_tenant_id", audit_events.c.tenant_id, audit_events.c.id)

@@ -50,12 +50,17 @@ async def awaited(conn: AsyncConnection, run_ids: list[UUID]) -> dict[UUID, list
         )
         .outerjoin(
             tool_outputs,
-            (tool_outputs.c.session_id == tool_calls.c.session_id)
+            (tool_outputs.c.tenant_id == tool_calls.c.tenant_id)
+            & (tool_outputs.c.session_id == tool_calls.c.session_id)
             & (tool_outputs.c.tool_call_id == tool_calls.c.tool_call_id),
         )
         # By session, not by run: a call carried over from an earlier run (or a fork's
         # source) is this run's to settle too, and only one run of a session is active.
-        .join(runs, runs.c.session_id == tool_calls.c.session_id)
+        .join(
+            runs,
+            (runs.c.tenant_id == tool_calls.c.tenant_id)
+            & (runs.c.session_id == tool_calls.c.session_id),
+        )
         .where(
             runs.c.id.in_(run_ids),
             tool_calls.c.status == "pending",
@@ -69,14 +74,16 @@ async def awaited(conn: AsyncConnection, run_ids: list[UUID]) -> dict[UUID, list
     return out
 
 
-async def post(conn: AsyncConnection, run_id: UUID, posted: list[PostedOutput]) -> RunRecord:
+async def post(
+    conn: AsyncConnection, tenant_id: str, run_id: UUID, posted: list[PostedOutput]
+) -> RunRecord:
     """Record outputs of awaited client calls; queue the run once none is missing.
 
     Raises:
         RunNotFound; RunNotAwaitingToolResults; ToolResultAlreadyRecorded (a call takes one
         output); UnknownToolCall (an id this run does not await).
     """
-    run = await get_run(conn, run_id, lock=True)
+    run = await get_run(conn, tenant_id, run_id, lock=True)
     if run.status is not RunStatus.AWAITING_TOOL_RESULTS:
         raise errors.RunNotAwaitingToolResults(
             f"run {run_id} is {run.status.value}, not awaiting_tool_results",
@@ -89,6 +96,7 @@ async def post(conn: AsyncConnection, run_id: UUID, posted: list[PostedOutput]) 
         (
             await conn.execute(
                 select(tool_outputs.c.tool_call_id).where(
+                    tool_outputs.c.tenant_id == tenant_id,
                     tool_outputs.c.session_id == run.session_id,
                     tool_outputs.c.tool_call_id.in_(ids),
                 )
@@ -111,6 +119,7 @@ async def post(conn: AsyncConnection, run_id: UUID, posted: list[PostedOutput]) 
         pg_insert(tool_outputs).values(
             [
                 {
+                    "tenant_id": tenant_id,
                     "session_id": run.session_id,
                     "tool_call_id": p.tool_call_id,
                     "run_id": run_id,
@@ -128,4 +137,4 @@ async def post(conn: AsyncConnection, run_id: UUID, posted: list[PostedOutput]) 
             .values(status=RunStatus.QUEUED.value, not_before=func.now(), updated_at=func.now())
         )
         await conn.execute(NOTIFY)
-    return await get_run(conn, run_id)
+    return await get_run(conn, tenant_id, run_id)

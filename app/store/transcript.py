@@ -33,12 +33,21 @@ def message_from_row(seq: int, role: str, content: Any) -> Message:
 
 
 async def load_entries(
-    conn: AsyncConnection, session_id: str, *, after_seq: int = 0, limit: int | None = None
+    conn: AsyncConnection,
+    tenant_id: str,
+    session_id: str,
+    *,
+    after_seq: int = 0,
+    limit: int | None = None,
 ) -> list[Entry]:
     """Log entries of a session in seq order (messages and calls, settled or not)."""
     message_query = (
         select(messages.c.seq, messages.c.role, messages.c.content)
-        .where(messages.c.session_id == session_id, messages.c.seq > after_seq)
+        .where(
+            messages.c.tenant_id == tenant_id,
+            messages.c.session_id == session_id,
+            messages.c.seq > after_seq,
+        )
         .order_by(messages.c.seq)
     )
     call_query = (
@@ -52,10 +61,15 @@ async def load_entries(
         .outerjoin(approvals, approvals.c.id == tool_calls.c.approval_id)
         .outerjoin(
             tool_outputs,
-            (tool_outputs.c.session_id == tool_calls.c.session_id)
+            (tool_outputs.c.tenant_id == tool_calls.c.tenant_id)
+            & (tool_outputs.c.session_id == tool_calls.c.session_id)
             & (tool_outputs.c.tool_call_id == tool_calls.c.tool_call_id),
         )
-        .where(tool_calls.c.session_id == session_id, tool_calls.c.seq > after_seq)
+        .where(
+            tool_calls.c.tenant_id == tenant_id,
+            tool_calls.c.session_id == session_id,
+            tool_calls.c.seq > after_seq,
+        )
         .order_by(tool_calls.c.seq)
     )
     if limit is not None:
@@ -102,11 +116,11 @@ def _approval(approval_id: Any, status: str | None, decision: Any) -> Approval |
     )
 
 
-async def last_checkpoint_seq(conn: AsyncConnection, session_id: str) -> int:
+async def last_checkpoint_seq(conn: AsyncConnection, tenant_id: str, session_id: str) -> int:
     value = (
         await conn.execute(
             select(func.coalesce(func.max(checkpoints.c.seq), 0)).where(
-                checkpoints.c.session_id == session_id
+                checkpoints.c.tenant_id == tenant_id, checkpoints.c.session_id == session_id
             )
         )
     ).scalar_one()
@@ -114,7 +128,7 @@ async def last_checkpoint_seq(conn: AsyncConnection, session_id: str) -> int:
 
 
 async def calls_of_turns(
-    conn: AsyncConnection, session_id: str, message_seqs: list[int]
+    conn: AsyncConnection, tenant_id: str, session_id: str, message_seqs: list[int]
 ) -> dict[int, list[ToolCall]]:
     """The calls of the given assistant turns, in call order, keyed by the turn's seq."""
     out: dict[int, list[ToolCall]] = {seq: [] for seq in message_seqs}
@@ -122,7 +136,11 @@ async def calls_of_turns(
         return out
     rows = await conn.execute(
         select(tool_calls)
-        .where(tool_calls.c.session_id == session_id, tool_calls.c.message_seq.in_(message_seqs))
+        .where(
+            tool_calls.c.tenant_id == tenant_id,
+            tool_calls.c.session_id == session_id,
+            tool_calls.c.message_seq.in_(message_seqs),
+        )
         .order_by(tool_calls.c.seq)
     )
     for r in rows:

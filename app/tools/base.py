@@ -7,6 +7,7 @@ from typing import Any, Protocol
 from uuid import UUID
 
 from app.domain.agent import ToolSpec
+from app.domain.principal import DEFAULT_TENANT
 
 
 @dataclass(frozen=True)
@@ -17,11 +18,19 @@ class ToolContext:
     # The run's current fencing token: a tool server can refuse a caller that lost its lease.
     lease_token: int
 
+    # Session ids are unique per tenant only.
+    tenant_id: str = DEFAULT_TENANT
+
     @property
     def idempotency_key(self) -> str:
-        """Stable across re-runs of this call, unique across sessions: call ids are the
-        model's own and repeat between sessions (`/` cannot occur in a session id)."""
-        return f"{self.session_id}/{self.tool_call_id}"
+        return idempotency_key(self.tenant_id, self.session_id, self.tool_call_id)
+
+
+def idempotency_key(tenant_id: str, session_id: str, tool_call_id: str) -> str:
+    """What a tool server deduplicates a call on: stable across re-runs of the call, unique
+    across sessions and tenants (call ids are the model's own and repeat between sessions,
+    session ids repeat between tenants; `/` occurs in neither a tenant nor a session id)."""
+    return f"{tenant_id}/{session_id}/{tool_call_id}"
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """`http` tools: a tool in any language behind a URL.
 
 The worker POSTs `{tool_call_id, session_id, run_id, arguments}` with
-`Idempotency-Key: <session_id>/<tool_call_id>` (a re-run after a crash carries the same key) and
+`Idempotency-Key: <tenant_id>/<session_id>/<tool_call_id>` (a re-run after a crash carries
+the same key) and
 `Perdure-Lease-Token` (a tool server can refuse a caller that lost its lease). The JSON
 reply is the result. Timeouts, connection errors, 409 and 5xx are retried with back-off; a 4xx,
 a non-JSON reply or one over the size cap becomes an error result the model can read.
@@ -11,43 +12,58 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
+from app.capabilities import Capabilities, unavailable_message
 from app.domain.agent import EnvValue, HttpExecutor, ToolSpec
+from app.egress import EgressRefused
 from app.tools.base import ToolContext, ToolOutcome
 
 RETRY_BASE_S = 0.2
 
 
-def missing_header_variables(executor: HttpExecutor) -> list[str]:
+def missing_header_variables(executor: HttpExecutor, secrets: Mapping[str, str]) -> list[str]:
+    """`{"env": NAME}` headers whose variable `secrets` does not hold (unset, or one the
+    operator does not let definitions read: the same answer for both)."""
     return [
         value.env
         for value in executor.headers.values()
-        if isinstance(value, EnvValue) and value.env not in os.environ
+        if isinstance(value, EnvValue) and value.env not in secrets
     ]
 
 
-def resolve_headers(executor: HttpExecutor) -> dict[str, str]:
-    """Header values, reading `{"env": NAME}` ones from the environment at call time."""
+def resolve_headers(executor: HttpExecutor, secrets: Mapping[str, str]) -> dict[str, str]:
+    """Header values, reading `{"env": NAME}` ones from `secrets` at call time."""
     return {
-        name: value if isinstance(value, str) else os.environ.get(value.env, "")
+        name: value if isinstance(value, str) else secrets.get(value.env, "")
         for name, value in executor.headers.items()
     }
 
 
 class HttpTools:
-    def __init__(self, client: httpx.AsyncClient) -> None:
+    def __init__(self, client: httpx.AsyncClient, capabilities: Capabilities | None = None) -> None:
+        """`client` should be the worker's `app.egress.guarded_client`, which checks each
+        connection's address; the URL is checked here too, before anything is read."""
         self.client = client
+        self.capabilities = capabilities or Capabilities()
 
     async def execute(
         self, tool: ToolSpec, arguments: dict[str, Any], context: ToolContext
     ) -> ToolOutcome:
         executor = tool.executor
         assert isinstance(executor, HttpExecutor)
+        # Checked again at call time: the definition may predate the operator's settings.
+        refusal = self.capabilities.egress.url_refusal(executor.url)
+        if refusal is not None:
+            return ToolOutcome.error("egress_refused", refusal)
+        secrets = self.capabilities.secrets()
+        missing = missing_header_variables(executor, secrets)
+        if missing:
+            return ToolOutcome.error("configuration", unavailable_message(missing[0]))
         body = {
             "tool_call_id": context.tool_call_id,
             "session_id": context.session_id,
@@ -55,16 +71,11 @@ class HttpTools:
             "arguments": arguments,
         }
         headers = {
-            **resolve_headers(executor),
+            **resolve_headers(executor, secrets),
             "Idempotency-Key": context.idempotency_key,
             "Perdure-Lease-Token": str(context.lease_token),
             "Perdure-Run-Id": str(context.run_id),
         }
-        missing = missing_header_variables(executor)
-        if missing:
-            return ToolOutcome.error(
-                "configuration", f"environment variable {missing[0]} is not set on the worker"
-            )
         last: ToolOutcome | None = None
         for attempt in range(executor.max_retries + 1):
             if attempt:
@@ -84,6 +95,8 @@ class HttpTools:
                 "POST", executor.url, json=body, headers=headers, timeout=executor.timeout_s
             ) as response:
                 raw = await self._read_capped(response, executor.max_response_bytes)
+        except EgressRefused as exc:
+            return ToolOutcome.error("egress_refused", str(exc)), False
         except httpx.TimeoutException:
             return ToolOutcome.error("timeout", f"no reply within {executor.timeout_s}s"), True
         except httpx.TransportError as exc:
@@ -98,6 +111,15 @@ class HttpTools:
             return ToolOutcome.error(
                 "http_status", f"HTTP {response.status_code}", status=response.status_code
             ), True
+        if 300 <= response.status_code < 400:
+            # Not followed: its target would be a request neither the definition nor the
+            # egress rule has seen. Not a reply either, whatever its body says.
+            return ToolOutcome.error(
+                "http_status",
+                f"HTTP {response.status_code}: a redirect, not followed",
+                status=response.status_code,
+                location=response.headers.get("location"),
+            ), False
         try:
             payload = json.loads(raw) if raw else None
         except ValueError:

@@ -18,14 +18,15 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from uuid import UUID
 
-import httpx
 import psycopg
 import sqlalchemy.exc
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app import faults
+from app.capabilities import Capabilities
 from app.db import create_engine
 from app.domain.run import CheckpointWrite, RunStatus
+from app.egress import guarded_client
 from app.engine.loop import AgentLoop, RetryPolicy, RunStopped, StopReason
 from app.errors import LeaseLost
 from app.providers.registry import build_model
@@ -141,8 +142,11 @@ class WorkerPool:
         # Hand-backs of runs given up get theirs too: the run pool having no connection
         # free may be why they were given up. It connects on first use.
         self.release_engine = create_engine(self.url, settings, pool_size=1)
-        self.http = httpx.AsyncClient(follow_redirects=False)
-        self.tools = ToolDispatcher(HttpTools(self.http))
+        # What the operator grants (app/capabilities.py), checked again at each call; the
+        # one HTTP client checks every connection's address against PERDURE_EGRESS.
+        self.capabilities = Capabilities.of(settings)
+        self.http = guarded_client(self.capabilities.egress)
+        self.tools = ToolDispatcher(HttpTools(self.http, self.capabilities), self.capabilities)
         self.retry = RetryPolicy(
             settings.model_max_attempts, settings.retry_base_s, settings.retry_max_s
         )
@@ -287,7 +291,7 @@ class WorkerPool:
             loop = AgentLoop(
                 loaded.state,
                 loaded.agent,
-                build_model(loaded.agent.model, self.http),
+                build_model(loaded.agent.model, self.http, self.capabilities),
                 self.tools,
                 FencedJournal(self.engine, run_id, control.lease_token),
                 control,

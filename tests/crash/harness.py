@@ -21,6 +21,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from tests.agents import GRANTS_ENV
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -190,6 +192,7 @@ def worker_env(database_url: str, call_log: Path, **overrides: str) -> dict[str,
         "PERDURE_SHUTDOWN_GRACE_S": "2",
         "PERDURE_RETRY_BASE_S": "0.05",
         "PERDURE_SCRIPTED_CALL_LOG": str(call_log),
+        **GRANTS_ENV,
     }
     env.pop("PERDURE_FAULTS", None)
     env.update(overrides)

@@ -28,13 +28,16 @@ from pathlib import Path
 import httpx
 import pytest
 
+from app.domain.principal import Scope
 from app.embedded_pg import free_port
+from tests.agents import GRANTS_ENV
 from tests.crash.harness import ROOT
 
 pytestmark = pytest.mark.timeout(300)
 
 HERE = Path(__file__).parent
 EXAMPLES = os.environ.get("PERDURE_FUZZ_EXAMPLES", "12")
+SCOPES = ",".join(scope.value for scope in Scope)
 
 
 def st_command() -> list[str]:
@@ -52,7 +55,20 @@ def test_schemathesis__no_server_errors_and_no_contract_breaks(
         "DATABASE_URL": database_url,
         "PERDURE_MAX_WAIT_S": "2",
         "PYTHONPATH": str(ROOT),
+        **GRANTS_ENV,
     }
+    # Authenticated, as a real client is: a key with every scope (the server then never
+    # runs open, and schemathesis' ignored_auth check sees requests without it refused).
+    made = subprocess.run(
+        [sys.executable, "-m", "app.cli", "keys", "create", "--name", "fuzz", "--scopes", SCOPES],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    key = made.stdout.strip().splitlines()[-1]
     with open(tmp_path / "serve.log", "w") as log:
         server = subprocess.Popen(
             [
@@ -99,6 +115,12 @@ def test_schemathesis__no_server_errors_and_no_contract_breaks(
                 "20261130",
                 "--workers",
                 "1",
+                "--header",
+                f"Authorization: Bearer {key}",
+                # It would find its own key in GET /v1/keys and revoke it, leaving the rest
+                # of the run 401 (revocation has its own tests: test_auth, test_tenancy).
+                "--exclude-path",
+                "/v1/keys/{prefix}",
                 "--request-timeout",
                 "15",
                 "--no-color",

@@ -309,7 +309,9 @@ async def test_two_replicas__decide_on_one_read_on_the_other(
         live, agent("r", [calls(("wire", {})), {"text": "via replica"}], [gated("wire", "echo")])
     )
     run = await paused_run(live, "r-1", {"agent_id": "r", "input": "x"})
-    async for replica in started_client(create_app(settings, pool_concurrency=0)):
+    async for replica in started_client(
+        create_app(settings, pool_concurrency=0, open_when_keyless=True)
+    ):
         response = await decide(replica, run["pending_approvals"][0]["id"], approved=True)
         assert response.status_code == 200
         done = await wait_status(replica, run["id"], {"finished"})

@@ -51,7 +51,7 @@ async def test_readyz__unmigrated_database_is_503(pg_admin_url: str) -> None:
         conn.execute('CREATE DATABASE "perdure_unmigrated"')
     try:
         url = pg.with_database(pg_admin_url, "perdure_unmigrated")
-        async for client in started_client(create_app(make_settings(url))):
+        async for client in started_client(create_app(make_settings(url), open_when_keyless=True)):
             response = await client.get("/readyz")
             assert response.status_code == 503
             assert "perdure migrate" in response.json()["detail"]
@@ -75,7 +75,7 @@ async def test_wrong_method__is_405_problem(api: httpx.AsyncClient) -> None:
 
 
 async def test_oversized_body__is_413_problem(database_url: str) -> None:
-    app = create_app(make_settings(database_url, max_body_bytes=2048))
+    app = create_app(make_settings(database_url, max_body_bytes=2048), open_when_keyless=True)
     async for client in started_client(app):
         response = await client.post(
             "/v1/agents",
@@ -105,7 +105,10 @@ def test_migrations__schema_matches_tables(database_url: str) -> None:
 
 def test_database__per_test_isolation(database_url: str) -> None:
     with psycopg.connect(pg.libpq_url(database_url)) as conn:
-        conn.execute("INSERT INTO agents (id, latest_version) VALUES ('isolation-probe', 1)")
+        conn.execute(
+            "INSERT INTO agents (tenant_id, id, latest_version)"
+            " VALUES ('default', 'isolation-probe', 1)"
+        )
         conn.commit()
         count = conn.execute("SELECT count(*) FROM agents").fetchone()
     assert count == (1,), "a fresh database must start empty"

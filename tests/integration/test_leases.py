@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.db import create_engine
 from app.domain.agent import AgentDefinition
+from app.domain.principal import DEFAULT_TENANT
 from app.domain.run import CheckpointWrite, NewMessage, RunStatus, Usage
 from app.errors import LeaseLost
 from app.settings import Settings
@@ -28,11 +29,14 @@ DEFINITION = AgentDefinition.model_validate(
 async def make_runs(engine: AsyncEngine, sessions: int, per_session: int = 1) -> list[uuid.UUID]:
     ids = []
     async with engine.begin() as conn:
-        await agents.create_agent(conn, "a", DEFINITION)
+        await agents.create_agent(conn, DEFAULT_TENANT, "a", DEFINITION)
         for s in range(sessions):
             for _ in range(per_session):
                 run, _ = await send(
-                    conn, SendCommand(f"s{s}", [{"role": "user", "content": "x"}], agent_id="a")
+                    conn,
+                    SendCommand(
+                        DEFAULT_TENANT, f"s{s}", [{"role": "user", "content": "x"}], agent_id="a"
+                    ),
                 )
                 ids.append(run.id)
     return ids

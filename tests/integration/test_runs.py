@@ -311,6 +311,31 @@ async def test_idempotency_key__concurrent_duplicates_make_one_run(
     assert len(runs) == 1
 
 
+async def test_idempotency_key__reused_with_another_body_is_422_and_changes_nothing(
+    api: httpx.AsyncClient,
+) -> None:
+    # The first run answered silently for a different request: the caller believed its
+    # second message was sent.
+    await define(api, agent("idem3", [{"text": "x"}], []))
+    headers = {"Idempotency-Key": "k-1"}
+    first = await send(
+        api, "job-9", {"agent_id": "idem3", "input": "pay 5"}, headers=headers, wait=0
+    )
+    reused = await api.post(
+        "/v1/sessions/job-9/runs", json={"agent_id": "idem3", "input": "pay 500"}, headers=headers
+    )
+    assert reused.status_code == 422, reused.text
+    assert reused.json()["code"] == "IDEMPOTENCY_KEY_REUSED"
+    assert reused.json()["run_id"] == first["id"]
+    runs = (await api.get("/v1/runs", params={"session_id": "job-9"})).json()["items"]
+    assert [r["id"] for r in runs] == [first["id"]]
+    # The same body again is still the redelivery it always was.
+    again = await send(
+        api, "job-9", {"agent_id": "idem3", "input": "pay 5"}, headers=headers, wait=0
+    )
+    assert again["id"] == first["id"]
+
+
 # -- model errors, resume, step budget ---------------------------------------------------
 
 

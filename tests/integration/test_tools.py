@@ -182,14 +182,16 @@ def http_server(routes: dict[str, Any]) -> Iterator[tuple[str, list[dict[str, An
 
 
 async def test_http_tool__idempotency_keys_differ_between_sessions_with_the_same_call_id() -> None:
-    # Call ids are the model's own now (`call_0` in every session of some servers), so the
-    # key a tool server deduplicates on must name the session too.
+    # Call ids are the model's own now (`call_0` in every session of some servers), and
+    # session ids are unique per tenant only: the key a tool server deduplicates on must
+    # name both, or one tenant could be answered with another's result.
     with http_server({"/t": (200, b"{}", 0)}) as (base, seen):
         async with httpx.AsyncClient() as client:
-            for session in ("s-1", "s-2"):
-                context = ToolContext("call_0", session, uuid4(), 1)
+            for tenant, session in (("acme", "s-1"), ("acme", "s-2"), ("globex", "s-1")):
+                context = ToolContext("call_0", session, uuid4(), 1, tenant_id=tenant)
                 assert (await HttpTools(client).execute(http_spec(f"{base}/t"), {}, context)).ok
-    assert [s["headers"]["Idempotency-Key"] for s in seen] == ["s-1/call_0", "s-2/call_0"]
+    keys = [s["headers"]["Idempotency-Key"] for s in seen]
+    assert keys == ["acme/s-1/call_0", "acme/s-2/call_0", "globex/s-1/call_0"]
 
 
 def http_spec(url: str, **executor: Any) -> ToolSpec:
@@ -226,7 +228,7 @@ async def test_http_tool__replies_become_results_or_readable_errors(
         assert outcome.result["error"] == kind
     retried = isinstance(route, list) or kind == "timeout"
     assert len(seen) == (3 if retried else 1)
-    assert {s["headers"]["Idempotency-Key"] for s in seen} == {"s-1/call_abc"}
+    assert {s["headers"]["Idempotency-Key"] for s in seen} == {"default/s-1/call_abc"}
     assert seen[0]["body"] == {
         "tool_call_id": "call_abc",
         "session_id": "s-1",
@@ -238,7 +240,7 @@ async def test_http_tool__replies_become_results_or_readable_errors(
 async def test_http_tool__headers_from_environment_never_stored(
     live: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("PERDURE_TEST_TOOL_TOKEN", "s3cret-token")
+    monkeypatch.setenv("TEST_TOOL_API_KEY", "s3cret-token")
     with http_server({"/t": (200, b'{"done": true}', 0)}) as (base, seen):
         tool = {
             "name": "t",
@@ -247,7 +249,7 @@ async def test_http_tool__headers_from_environment_never_stored(
                 "type": "http",
                 "url": f"{base}/t",
                 "headers": {
-                    "Authorization": {"env": "PERDURE_TEST_TOOL_TOKEN"},
+                    "Authorization": {"env": "TEST_TOOL_API_KEY"},
                     "X-Team": "payments",
                 },
             },
@@ -261,7 +263,7 @@ async def test_http_tool__headers_from_environment_never_stored(
     assert int(headers["Perdure-Lease-Token"]) >= 1
     stored = (await live.get("/v1/agents/h")).text
     assert "s3cret-token" not in stored
-    assert "PERDURE_TEST_TOOL_TOKEN" in stored
+    assert "TEST_TOOL_API_KEY" in stored
 
 
 async def test_http_tool__missing_header_variable_is_an_error_result() -> None:

@@ -50,6 +50,8 @@ import httpx
 import psycopg
 
 from app.db import libpq_url
+from app.domain.principal import DEFAULT_TENANT
+from app.tools.base import idempotency_key
 from tests.crash.harness import (
     ToolCallSeen,
     ToolServer,
@@ -414,6 +416,11 @@ class CallRow:
     run_id: str
 
 
+def key_of(call: CallRow) -> str:
+    """The Idempotency-Key the tool server saw for this call (the harness runs open)."""
+    return idempotency_key(DEFAULT_TENANT, call.session_id, call.tool_call_id)
+
+
 def check(
     database_url: str,
     tools: EffectServer,
@@ -483,7 +490,8 @@ def check(
     calls_of: dict[str, list[CallRow]] = defaultdict(list)
     for c in calls:
         calls_of[c.session_id].append(c)
-    call_by_id = {c.tool_call_id: c for c in calls}
+    # Effects are keyed by what the tool server saw: the call's Idempotency-Key.
+    call_by_key = {key_of(c): c for c in calls}
     recorded_turns: dict[str, int] = {}
     for session in sorted(set(messages_of) | set(calls_of)):
         agent = agents.get(agent_of.get(session, ""))
@@ -502,10 +510,10 @@ def check(
         effects_of[effect.key].append(effect)
     stats["effects"] = len(effects)
     for key in effects_of:
-        if key not in call_by_id:
+        if key not in call_by_key:
             bad(f"I3: effect for {key}, a call the database never recorded")
     for call in calls:
-        seen = sorted(effects_of.get(call.tool_call_id, []), key=lambda e: e.started)
+        seen = sorted(effects_of.get(key_of(call), []), key=lambda e: e.started)
         where = f"{call.session_id} {call.name} {call.arguments.get('label')} ({call.tool_call_id})"
         if call.status not in SETTLED or call.result is None:
             bad(f"I1: {where} has no result (status {call.status})")
@@ -636,7 +644,7 @@ def _check_plain_call(
         bad(f"I3: {where}: an ok result but the tool never saw the call")
         return
     attempt = call.result.get("attempt") if isinstance(call.result, dict) else None
-    if attempt != len(seen) or call.result.get("key") != call.tool_call_id:
+    if attempt != len(seen) or call.result.get("key") != key_of(call):
         bad(
             f"I3: {where}: the recorded result is from attempt {attempt}, but the tool saw "
             f"{len(seen)} (a call ran after its result was recorded)"

@@ -61,7 +61,7 @@ def database(folder: Path) -> Iterator[str]:
 async def soak(config: TortureConfig, folder: Path) -> TortureReport:
     reports: list[TortureReport] = []
     with database(folder) as url:
-        async for api in started_client(create_app(make_settings(url))):
+        async for api in started_client(create_app(make_settings(url), open_when_keyless=True)):
             reports.append(await torture(api, url, folder, config))
     return reports[0]
 

@@ -173,7 +173,7 @@ async def test_postgres_restart__503_while_down__claims_resume__nothing_acknowle
     rng = random.Random(7)
     acks = Acks()
     phases = Phases()
-    app = create_app(make_settings(url))
+    app = create_app(make_settings(url), open_when_keyless=True)
     with effect_server() as tools, workers(tmp_path, url, call_log) as start:
         agents = [
             make_agent(rng, f"r{i}", tools.url, slow=(0.2, 0.8), slow_chance=0.5, segments=1)

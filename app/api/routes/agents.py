@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from typing import Annotated
 
 from fastapi import APIRouter, Query
 
 from app import errors
-from app.api.deps import EngineDep
+from app.api.auth import AgentsRead, AgentsWrite
+from app.api.deps import EngineDep, SettingsDep
 from app.api.problems import responses
 from app.api.schemas import (
     INT32,
@@ -16,39 +16,35 @@ from app.api.schemas import (
     AgentIdPath,
     AgentOut,
 )
+from app.capabilities import Capabilities
 from app.domain.agent import AgentDefinition
+from app.settings import Settings
 from app.store import agents as store
 
 router = APIRouter(prefix="/v1/agents", tags=["agents"])
 
 
-def check_environment(definition: AgentDefinition) -> None:
-    """A key variable this process lacks is known now: say so at definition time.
-
-    (Workers read the variable again at call time; one that lacks it fails the run with
-    a last_error naming the variable.)
+def check_grants(definition: AgentDefinition, settings: Settings) -> None:
+    """Refuse now what the operator does not grant (app/capabilities.py): python modules,
+    secret variables (a refused one and an unset one get the same message: no oracle),
+    egress, the scripted model. Workers check again at call time.
     """
-    key_env = getattr(definition.model, "api_key_env", None)
-    if key_env and key_env not in os.environ:
-        raise errors.InvalidDefinition(
-            f"model.api_key_env: environment variable {key_env} is not set",
-            errors=[
-                {
-                    "loc": ["body", "model", "api_key_env"],
-                    "type": "env_missing",
-                    "msg": f"environment variable {key_env} is not set",
-                }
-            ],
-        )
+    problems = Capabilities.of(settings).definition_problems(definition)
+    if problems:
+        first = problems[0]
+        where = ".".join(first["loc"][1:])
+        raise errors.InvalidDefinition(f"{where}: {first['msg']}", errors=problems)
 
 
 @router.post("", status_code=201, response_model=AgentOut, responses=responses(errors.AgentExists))
-async def create_agent(body: AgentCreate, engine: EngineDep) -> AgentOut:
+async def create_agent(
+    body: AgentCreate, engine: EngineDep, settings: SettingsDep, principal: AgentsWrite
+) -> AgentOut:
     """Define an agent (version 1)."""
     definition = AgentDefinition.model_validate(body.model_dump(exclude={"id"}))
-    check_environment(definition)
+    check_grants(definition, settings)
     async with engine.begin() as conn:
-        agent = await store.create_agent(conn, body.id, definition)
+        agent = await store.create_agent(conn, principal.tenant_id, body.id, definition)
     return AgentOut.of(agent)
 
 
@@ -56,16 +52,23 @@ async def create_agent(body: AgentCreate, engine: EngineDep) -> AgentOut:
 async def get_agent(
     agent_id: AgentIdPath,
     engine: EngineDep,
+    principal: AgentsRead,
     version: Annotated[int | None, Query(ge=1, le=INT32)] = None,
 ) -> AgentOut:
     """The latest version of an agent, or the one asked for."""
     async with engine.connect() as conn:
-        return AgentOut.of(await store.get_agent(conn, agent_id, version))
+        return AgentOut.of(await store.get_agent(conn, principal.tenant_id, agent_id, version))
 
 
 @router.put("/{agent_id}", response_model=AgentOut, responses=responses(errors.NotFound))
-async def put_agent(agent_id: AgentIdPath, body: AgentDefinition, engine: EngineDep) -> AgentOut:
+async def put_agent(
+    agent_id: AgentIdPath,
+    body: AgentDefinition,
+    engine: EngineDep,
+    settings: SettingsDep,
+    principal: AgentsWrite,
+) -> AgentOut:
     """Make a new version. Sessions already started keep the version they started with."""
-    check_environment(body)
+    check_grants(body, settings)
     async with engine.begin() as conn:
-        return AgentOut.of(await store.add_version(conn, agent_id, body))
+        return AgentOut.of(await store.add_version(conn, principal.tenant_id, agent_id, body))

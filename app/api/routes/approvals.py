@@ -8,6 +8,7 @@ from uuid import UUID
 from fastapi import APIRouter, Query
 
 from app import errors
+from app.api.auth import ApprovalsDecide, RunsRead
 from app.api.deps import EngineDep
 from app.api.problems import responses
 from app.api.schemas import (
@@ -26,6 +27,7 @@ router = APIRouter(prefix="/v1/approvals", tags=["approvals"])
 @router.get("", response_model=ApprovalPage, responses=responses(errors.SessionIdInvalid))
 async def list_approvals(
     engine: EngineDep,
+    principal: RunsRead,
     status: Literal["pending", "approved", "rejected", "expired", "orphaned"] | None = None,
     session_id: SessionIdQuery = None,
     run_id: UUID | None = None,
@@ -38,6 +40,7 @@ async def list_approvals(
     async with engine.connect() as conn:
         records, next_cursor = await store.list_approvals(
             conn,
+            principal.tenant_id,
             status=status,
             session_id=session_id,
             run_id=run_id,
@@ -48,10 +51,10 @@ async def list_approvals(
 
 
 @router.get("/{approval_id}", response_model=ApprovalOut, responses=responses(errors.NotFound))
-async def get_approval(approval_id: UUID, engine: EngineDep) -> ApprovalOut:
+async def get_approval(approval_id: UUID, engine: EngineDep, principal: RunsRead) -> ApprovalOut:
     """The gated call (tool, arguments), its run and session, and when it was asked."""
     async with engine.connect() as conn:
-        return ApprovalOut.of(await store.get_approval(conn, approval_id))
+        return ApprovalOut.of(await store.get_approval(conn, principal.tenant_id, approval_id))
 
 
 @router.post(
@@ -62,17 +65,20 @@ async def get_approval(approval_id: UUID, engine: EngineDep) -> ApprovalOut:
         errors.ApprovalAlreadyDecided,
         errors.ApprovalOrphaned,
         errors.ApprovalArgumentsInvalid,
+        errors.SelfApproval,
     ),
 )
-async def decide(approval_id: UUID, body: DecisionIn, engine: EngineDep) -> ApprovalOut:
+async def decide(
+    approval_id: UUID, body: DecisionIn, engine: EngineDep, principal: ApprovalsDecide
+) -> ApprovalOut:
     """Approve or reject a gated call, optionally editing its arguments.
 
     The decision is durable when this answers. It never runs the tool: when the batch's
     last approval is decided the run is queued and a worker continues it.
     """
-    decision = store.Decision(body.approved, body.reason, body.arguments)
+    decision = store.Decision(body.approved, principal, body.reason, body.arguments)
     async with engine.begin() as conn:
-        record, withdrawn = await store.decide(conn, approval_id, decision)
+        record, withdrawn = await store.decide(conn, principal.tenant_id, approval_id, decision)
     if withdrawn:  # committed above, so the withdrawal sticks
         raise errors.ApprovalOrphaned(
             "the run no longer waits on this approval; it was withdrawn",

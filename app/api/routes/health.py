@@ -30,7 +30,7 @@ async def healthz() -> Health:
     return Health(status="ok")
 
 
-@router.get("/readyz", response_model=Ready, responses=responses())
+@router.get("/readyz", response_model=Ready, responses=responses(public=True))
 async def readyz(engine: EngineDep) -> Ready:
     """The database answers and its schema is at the newest migration."""
     async with engine.connect() as conn:

@@ -8,6 +8,7 @@ from uuid import UUID
 from fastapi import APIRouter, Path, Query
 
 from app import errors
+from app.api.auth import RunsRead, RunsWrite
 from app.api.deps import EngineDep
 from app.api.problems import responses
 from app.api.schemas import (
@@ -57,15 +58,16 @@ def checkpoint_out(record: history.CheckpointRecord) -> dict[str, Any]:
 async def list_checkpoints(
     session_id: SessionIdPath,
     engine: EngineDep,
+    principal: RunsRead,
     cursor: SeqCursor = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
 ) -> CheckpointPage:
     """Every save of the session, newest first."""
     check_session_id(session_id)
     async with engine.connect() as conn:
-        await session_store.get_session(conn, session_id)
+        await session_store.get_session(conn, principal.tenant_id, session_id)
         records, next_seq = await history.list_checkpoints(
-            conn, session_id, before_seq=cursor, limit=limit
+            conn, principal.tenant_id, session_id, before_seq=cursor, limit=limit
         )
     return CheckpointPage(
         items=[CheckpointOut(**checkpoint_out(r)) for r in records],
@@ -79,13 +81,16 @@ async def list_checkpoints(
     responses=responses(errors.NotFound, errors.SessionIdInvalid),
 )
 async def get_checkpoint(
-    session_id: SessionIdPath, seq: Annotated[int, Path(ge=0, le=INT64)], engine: EngineDep
+    session_id: SessionIdPath,
+    seq: Annotated[int, Path(ge=0, le=INT64)],
+    engine: EngineDep,
+    principal: RunsRead,
 ) -> CheckpointDetail:
     """The transcript and state exactly as they were at that save."""
     check_session_id(session_id)
     async with engine.connect() as conn:
-        record = await history.get_checkpoint(conn, session_id, seq)
-        entries = await history.entries_at(conn, session_id, seq)
+        record = await history.get_checkpoint(conn, principal.tenant_id, session_id, seq)
+        entries = await history.entries_at(conn, principal.tenant_id, session_id, seq)
     calls = {e.id: e for e in entries if isinstance(e, ToolCall)}
     return CheckpointDetail(
         **checkpoint_out(record),
@@ -102,7 +107,9 @@ async def get_checkpoint(
         errors.NotFound, errors.SessionIdInvalid, errors.SessionExists, errors.InvalidForkPatch
     ),
 )
-async def create_fork(session_id: SessionIdPath, body: ForkIn, engine: EngineDep) -> ForkOut:
+async def create_fork(
+    session_id: SessionIdPath, body: ForkIn, engine: EngineDep, principal: RunsWrite
+) -> ForkOut:
     """A new session from the newest save of `from_step`, patched, then resumed like any
     unfinished run: calls without a result run first, gated calls ask again. The source
     session is not touched."""
@@ -132,8 +139,16 @@ async def create_fork(session_id: SessionIdPath, body: ForkIn, engine: EngineDep
         append_input=append,
     )
     async with engine.begin() as conn:
-        made = await forks.fork(conn, session_id, body.from_step, patch, body.session_id)
-        run = await run_out(conn, await run_store.get_run(conn, made.run_id))
+        made = await forks.fork(
+            conn,
+            principal.tenant_id,
+            session_id,
+            body.from_step,
+            patch,
+            body.session_id,
+            created_by=principal.as_actor(),
+        )
+        run = await run_out(conn, await run_store.get_run(conn, principal.tenant_id, made.run_id))
     return ForkOut(
         session_id=made.session_id,
         from_step=body.from_step,
@@ -151,6 +166,7 @@ async def create_fork(session_id: SessionIdPath, body: ForkIn, engine: EngineDep
 async def compare_sessions(
     session_id: SessionIdPath,
     engine: EngineDep,
+    principal: RunsRead,
     with_: Annotated[
         str,
         Query(alias="with", pattern=ID_PATTERN, max_length=200, description="The other session."),
@@ -160,11 +176,11 @@ async def compare_sessions(
     trajectories = []
     for sid in (check_session_id(session_id), check_session_id(with_)):
         async with engine.connect() as conn:
-            session = await session_store.get_session(conn, sid)
-            entries = await transcript.load_entries(conn, sid)
+            session = await session_store.get_session(conn, principal.tenant_id, sid)
+            entries = await transcript.load_entries(conn, principal.tenant_id, sid)
             finish = None
             if session.last_run_id is not None:
-                last = await run_store.get_run(conn, UUID(session.last_run_id))
+                last = await run_store.get_run(conn, principal.tenant_id, UUID(session.last_run_id))
                 finish = last.finish_reason
         trajectories.append((sid, finish, steps_of(entries)))
     (a_id, a_finish, a_steps), (b_id, b_finish, b_steps) = trajectories

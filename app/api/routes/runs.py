@@ -8,6 +8,7 @@ from uuid import UUID
 from fastapi import APIRouter, Query
 
 from app import errors
+from app.api.auth import RunsRead, RunsWrite
 from app.api.deps import EngineDep
 from app.api.problems import responses
 from app.api.schemas import (
@@ -32,6 +33,7 @@ router = APIRouter(prefix="/v1/runs", tags=["runs"])
 @router.get("", response_model=RunPage, responses=responses(errors.SessionIdInvalid))
 async def list_runs(
     engine: EngineDep,
+    principal: RunsRead,
     status: Annotated[list[RunStatus] | None, Query(description="Repeat for several.")] = None,
     session_id: SessionIdQuery = None,
     cursor: Annotated[str | None, Query(max_length=500)] = None,
@@ -43,6 +45,7 @@ async def list_runs(
     async with engine.connect() as conn:
         records, next_cursor = await store.list_runs(
             conn,
+            principal.tenant_id,
             statuses=[s.value for s in status] if status else None,
             session_id=session_id,
             cursor=cursor,
@@ -53,9 +56,9 @@ async def list_runs(
 
 
 @router.get("/{run_id}", response_model=RunOut, responses=responses(errors.NotFound))
-async def get_run(run_id: UUID, engine: EngineDep) -> RunOut:
+async def get_run(run_id: UUID, engine: EngineDep, principal: RunsRead) -> RunOut:
     async with engine.connect() as conn:
-        return await run_out(conn, await store.get_run(conn, run_id))
+        return await run_out(conn, await store.get_run(conn, principal.tenant_id, run_id))
 
 
 @router.post(
@@ -63,11 +66,11 @@ async def get_run(run_id: UUID, engine: EngineDep) -> RunOut:
     response_model=RunOut,
     responses=responses(errors.NotFound, errors.RunNotCancellable),
 )
-async def cancel_run(run_id: UUID, engine: EngineDep) -> RunOut:
+async def cancel_run(run_id: UUID, engine: EngineDep, principal: RunsWrite) -> RunOut:
     """Cancel a run. A run that has started stops within a heartbeat: its unsettled calls
     get a `cancelled` result and it ends `cancelled`. The session can take new input."""
     async with engine.begin() as conn:
-        return await run_out(conn, await store.request_cancel(conn, run_id))
+        return await run_out(conn, await store.request_cancel(conn, principal.tenant_id, run_id))
 
 
 @router.post(
@@ -75,11 +78,11 @@ async def cancel_run(run_id: UUID, engine: EngineDep) -> RunOut:
     response_model=RunOut,
     responses=responses(errors.NotFound, errors.RunNotResumable),
 )
-async def resume_run(run_id: UUID, engine: EngineDep) -> RunOut:
+async def resume_run(run_id: UUID, engine: EngineDep, principal: RunsWrite) -> RunOut:
     """Queue a failed run again. It continues from its checkpoint with what is left of its
     step budget; completed steps are not re-run."""
     async with engine.begin() as conn:
-        return RunOut.of(await store.resume(conn, run_id))
+        return RunOut.of(await store.resume(conn, principal.tenant_id, run_id))
 
 
 @router.post(
@@ -92,7 +95,9 @@ async def resume_run(run_id: UUID, engine: EngineDep) -> RunOut:
         errors.UnknownToolCall,
     ),
 )
-async def post_tool_results(run_id: UUID, body: ToolResultsIn, engine: EngineDep) -> RunOut:
+async def post_tool_results(
+    run_id: UUID, body: ToolResultsIn, engine: EngineDep, principal: RunsWrite
+) -> RunOut:
     """Outputs of client tools, for some or all of the calls the run awaits.
 
     Each call takes one output (a second is 409). Once every awaited call has its output
@@ -100,19 +105,24 @@ async def post_tool_results(run_id: UUID, body: ToolResultsIn, engine: EngineDep
     """
     posted = [tool_outputs.PostedOutput(r.tool_call_id, r.output, r.is_error) for r in body.results]
     async with engine.begin() as conn:
-        return await run_out(conn, await tool_outputs.post(conn, run_id, posted))
+        return await run_out(
+            conn, await tool_outputs.post(conn, principal.tenant_id, run_id, posted)
+        )
 
 
 @router.get("/{run_id}/events", response_model=EventPage, responses=responses(errors.NotFound))
 async def list_events(
     run_id: UUID,
     engine: EngineDep,
+    principal: RunsRead,
     cursor: SeqCursor = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
 ) -> EventPage:
     """What happened to the run beyond its checkpoints (e.g. `agent.drift`), oldest first."""
     async with engine.connect() as conn:
-        await store.get_run(conn, run_id)
-        records = await events.list_events(conn, run_id, after_id=cursor or 0, limit=limit)
+        await store.get_run(conn, principal.tenant_id, run_id)
+        records = await events.list_events(
+            conn, principal.tenant_id, run_id, after_id=cursor or 0, limit=limit
+        )
     items = [EventOut(id=e.id, type=e.type, data=e.data, created_at=e.created_at) for e in records]
     return EventPage(items=items, next_cursor=str(items[-1].id) if len(items) == limit else None)

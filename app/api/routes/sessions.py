@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import time
 from typing import Annotated
-from uuid import UUID
 
 from fastapi import APIRouter, Header, Query, Response
 
 from app import errors
+from app.api.auth import RunsRead, RunsWrite
 from app.api.deps import EngineDep, SettingsDep
 from app.api.problems import responses
 from app.api.schemas import (
@@ -47,6 +47,7 @@ SETTLED_OR_PAUSED = TERMINAL | PAUSED
             errors.SessionAwaitingApproval,
             errors.SessionAgentMismatch,
             errors.InputTooLarge,
+            errors.IdempotencyKeyReused,
         ),
     },
 )
@@ -54,6 +55,7 @@ async def send(
     session_id: SessionIdPath,
     body: SendRequest,
     engine: EngineDep,
+    principal: RunsWrite,
     settings: SettingsDep,
     response: Response,
     idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
@@ -70,6 +72,8 @@ async def send(
     returns the first run instead of starting another.
     """
     command = SendCommand(
+        tenant_id=principal.tenant_id,
+        created_by=principal.as_actor(),
         session_id=check_session_id(session_id),
         input=body.input_messages(),
         agent_id=body.agent_id,
@@ -82,19 +86,21 @@ async def send(
     async with engine.begin() as conn:
         run, _created = await run_store.send(conn, command)
     if wait:
-        run = await wait_for_rest(engine, run.id, min(wait, settings.max_wait_s))
+        run = await wait_for_rest(engine, run, min(wait, settings.max_wait_s))
     response.status_code = 200 if run.status in SETTLED_OR_PAUSED else 202
     async with engine.connect() as conn:
         return await run_out(conn, run)
 
 
-async def wait_for_rest(engine: EngineDep, run_id: UUID, wait_s: float) -> run_store.RunRecord:
+async def wait_for_rest(
+    engine: EngineDep, run: run_store.RunRecord, wait_s: float
+) -> run_store.RunRecord:
     """Poll until the run finishes or pauses, or the wait is over."""
     deadline = time.monotonic() + wait_s
     interval = 0.02
     while True:
         async with engine.connect() as conn:
-            run = await run_store.get_run(conn, run_id)
+            run = await run_store.get_run(conn, run.tenant_id, run.id)
         left = deadline - time.monotonic()
         if run.status in SETTLED_OR_PAUSED or left <= 0:
             return run
@@ -107,18 +113,24 @@ async def wait_for_rest(engine: EngineDep, run_id: UUID, wait_s: float) -> run_s
     response_model=SessionOut,
     responses=responses(errors.NotFound, errors.SessionIdInvalid),
 )
-async def get_session(session_id: SessionIdPath, engine: EngineDep) -> SessionOut:
+async def get_session(
+    session_id: SessionIdPath, engine: EngineDep, principal: RunsRead
+) -> SessionOut:
     async with engine.connect() as conn:
-        return SessionOut.of(await session_store.get_session(conn, check_session_id(session_id)))
+        return SessionOut.of(
+            await session_store.get_session(conn, principal.tenant_id, check_session_id(session_id))
+        )
 
 
 @router.delete(
     "/{session_id}", status_code=204, responses=responses(errors.NotFound, errors.SessionIdInvalid)
 )
-async def delete_session(session_id: SessionIdPath, engine: EngineDep) -> Response:
+async def delete_session(
+    session_id: SessionIdPath, engine: EngineDep, principal: RunsWrite
+) -> Response:
     """End a session: its runs stop, its transcript and checkpoints are deleted."""
     async with engine.begin() as conn:
-        await session_store.delete_session(conn, check_session_id(session_id))
+        await session_store.delete_session(conn, principal.tenant_id, check_session_id(session_id))
     return Response(status_code=204)
 
 
@@ -130,6 +142,7 @@ async def delete_session(session_id: SessionIdPath, engine: EngineDep) -> Respon
 async def list_messages(
     session_id: SessionIdPath,
     engine: EngineDep,
+    principal: RunsRead,
     cursor: SeqCursor = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
 ) -> MessagePage:
@@ -139,12 +152,12 @@ async def list_messages(
     """
     check_session_id(session_id)
     async with engine.connect() as conn:
-        await session_store.get_session(conn, session_id)
+        await session_store.get_session(conn, principal.tenant_id, session_id)
         entries = await transcript.load_entries(
-            conn, session_id, after_seq=cursor or 0, limit=limit
+            conn, principal.tenant_id, session_id, after_seq=cursor or 0, limit=limit
         )
         turns = [e.seq for e in entries if isinstance(e, Message) and e.tool_call_ids]
-        calls = await transcript.calls_of_turns(conn, session_id, turns)
+        calls = await transcript.calls_of_turns(conn, principal.tenant_id, session_id, turns)
     by_id = {c.id: c for turn in calls.values() for c in turn}
     items = render_messages(entries, by_id)
     next_cursor = str(entries[-1].seq) if len(entries) == limit else None

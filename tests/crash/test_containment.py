@@ -1,0 +1,51 @@
+"""Nothing a tool does may stop a worker: a real `perdure worker` process, python tools
+that raise what Python uses to end a process, and the process still alive after."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.agents import agent, calls, python_tool
+from tests.conftest import wait_status
+from tests.crash.harness import workers
+
+pytestmark = pytest.mark.timeout(90)
+
+MISBEHAVING = ["exit_now", "exit_now_async", "interrupt", "generator_exit", "strange"]
+
+
+async def test_python_tool_raising_systemexit__is_the_calls_error_and_the_worker_lives_on(
+    api: httpx.AsyncClient, database_url: str, tmp_path: Path
+) -> None:
+    tools = [python_tool(name, name) for name in MISBEHAVING]
+    batch = calls(*((name, {}) for name in MISBEHAVING))
+    body = agent("x", [batch, {"text": "still here"}], tools, tool_concurrency=1)
+    assert (await api.post("/v1/agents", json=body)).status_code == 201
+    with workers(tmp_path, database_url, tmp_path / "model.log") as start:
+        worker = start()
+        first = await api.post("/v1/sessions/x-1/runs", json={"agent_id": "x", "input": "go"})
+        done = await wait_status(api, first.json()["id"], {"finished", "failed"}, timeout=30)
+        assert worker.process.poll() is None, worker.log()
+        # Alive and still working: it drives the next run too.
+        second = await api.post("/v1/sessions/x-2/runs", json={"agent_id": "x", "input": "go"})
+        again = await wait_status(api, second.json()["id"], {"finished", "failed"}, timeout=30)
+        assert worker.process.poll() is None, worker.log()
+
+    assert (done["status"], done["output"]) == ("finished", "still here"), done
+    assert again["status"] == "finished", again
+    items = (await api.get("/v1/sessions/x-1/messages")).json()["items"]
+    results = [(m["name"], m["status"], m["content"]) for m in items if m["role"] == "tool"]
+    assert [(name, status) for name, status, _ in results] == [
+        (name, "error") for name in MISBEHAVING
+    ]
+    assert [content["error"] for _, _, content in results] == ["tool_failed"] * len(MISBEHAVING)
+    messages = [content["message"] for _, _, content in results]
+    for name, expected in zip(
+        MISBEHAVING,
+        ["SystemExit", "SystemExit", "KeyboardInterrupt", "GeneratorExit", "Strange"],
+        strict=True,
+    ):
+        assert expected in messages[MISBEHAVING.index(name)], messages
