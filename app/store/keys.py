@@ -164,25 +164,31 @@ async def revoke_key(
 ) -> ApiKey:
     """Revoke a key by its prefix, at once for every replica (each request looks it up).
 
-    Revoking a revoked key answers it as it is. `tenant_id` None: any tenant's (the CLI).
+    Revoking a revoked key answers it as it is (and audits nothing). `tenant_id` None:
+    any tenant's (the CLI).
 
     Raises:
         KeyNotFound: no such key (in this tenant).
     """
-    query = (
-        update(api_keys)
-        .where(api_keys.c.prefix == prefix)
-        .values(revoked_at=func.coalesce(api_keys.c.revoked_at, func.now()))
-        .returning(*COLUMNS)
-    )
+    owned = api_keys.c.prefix == prefix
     if tenant_id is not None:
-        query = query.where(api_keys.c.tenant_id == tenant_id)
-    row = (await conn.execute(query)).first()
+        owned &= api_keys.c.tenant_id == tenant_id
+    row = (
+        await conn.execute(
+            update(api_keys)
+            .where(owned, api_keys.c.revoked_at.is_(None))
+            .values(revoked_at=func.now())
+            .returning(*COLUMNS)
+        )
+    ).first()
+    if row is not None:
+        key = _of(row)
+        await audit(conn, key.tenant_id, "key.revoked", actor, prefix, {"name": key.name})
+        return key
+    row = (await conn.execute(select(*COLUMNS).where(owned))).first()
     if row is None:
         raise errors.KeyNotFound(f"no key with prefix {prefix!r}", prefix=prefix)
-    key = _of(row)
-    await audit(conn, key.tenant_id, "key.revoked", actor, prefix, {"name": key.name})
-    return key
+    return _of(row)
 
 
 async def audit(

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import select, text
+from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.domain.principal import ALL_SCOPES, Scope
@@ -293,3 +293,20 @@ async def test_approval__a_distinct_approver_tool_refuses_the_key_that_started_t
             break
         await asyncio.sleep(0.05)
     assert finished["output"] == "paid", finished
+
+
+async def test_keys_api__revoking_twice_answers_the_key_and_audits_once(
+    guarded: httpx.AsyncClient, engine: AsyncEngine
+) -> None:
+    admin = await make_key(engine, {Scope.ADMIN})
+    victim = await make_key(engine, {Scope.RUNS_READ})
+    url = f"/v1/keys/{victim[: keys.PREFIX_LENGTH]}"
+    first = await guarded.delete(url, headers=bearer(admin))
+    again = await guarded.delete(url, headers=bearer(admin))
+    assert first.status_code == again.status_code == 200
+    assert again.json()["revoked_at"] == first.json()["revoked_at"]
+    async with engine.connect() as conn:
+        revocations = await conn.scalar(
+            select(func.count()).where(audit_events.c.action == "key.revoked")
+        )
+    assert revocations == 1
