@@ -277,18 +277,30 @@ def always_refused(address: IpAddress) -> bool:
     )
 
 
+# -- model replies -----------------------------------------------------------------------
+
+# The most a model reply's body may hold (PERDURE_MAX_MODEL_REPLY_BYTES): a definition
+# chooses the model's URL, the operator how much of a worker's memory its reply may take.
+# A long reply of a large model is well under 1 MiB of JSON.
+DEFAULT_MODEL_REPLY_BYTES = 8 * 1024 * 1024
+MIN_MODEL_REPLY_BYTES = 64 * 1024
+MAX_MODEL_REPLY_BYTES = 1024 * 1024 * 1024
+
+
 # -- all of it ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Capabilities:
     """The operator's grants, from the settings (`Capabilities()` is the default:
-    the demo tools, `*_API_KEY`, any address but metadata, no scripted model)."""
+    the demo tools, `*_API_KEY`, any address but metadata, no scripted model, model
+    replies of up to 8 MiB)."""
 
     python_tools: tuple[str, ...] = DEFAULT_PYTHON_TOOLS
     secret_env: tuple[str, ...] = DEFAULT_SECRET_ENV
     egress: Egress = field(default_factory=Egress)
     scripted_model: bool = False
+    model_reply_bytes: int = DEFAULT_MODEL_REPLY_BYTES
 
     @classmethod
     def of(cls, settings: Settings) -> Capabilities:
@@ -297,6 +309,7 @@ class Capabilities:
             secret_env=tuple(settings.secret_env),
             egress=Egress.parse(settings.egress),
             scripted_model=bool(settings.scripted_model),
+            model_reply_bytes=settings.max_model_reply_bytes,
         )
 
     def secrets(self, source: Mapping[str, str] | None = None) -> SecretEnviron:

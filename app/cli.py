@@ -88,13 +88,15 @@ def database(settings: Settings, *, attach: bool = False) -> Iterator[str]:
         yield settings.database_url
         return
     server = EmbeddedPostgres(settings.data_dir)
-    if attach and server.attach():
-        yield server.url()
-        return
     try:
-        server.start()
+        attached = attach and server.attach()
+        if not attached:
+            server.start()
     except EmbeddedPostgresError as exc:
         raise CliError(str(exc)) from exc
+    if attached:
+        yield server.url()
+        return
     print(f"perdure: embedded Postgres data in {server.pgdata}", flush=True)
     try:
         yield server.url()

@@ -78,6 +78,13 @@ class Settings(BaseSettings):
 
     @field_validator("python_tools", "secret_env", "egress", mode="before")
     @classmethod
+    # The most a model reply's body may hold, raw or inflated: a model's URL is the
+    # definition's choice, so the size of its reply must not be (`response_too_large`).
+    max_model_reply_bytes: int = Field(
+        default=capabilities.DEFAULT_MODEL_REPLY_BYTES,
+        ge=capabilities.MIN_MODEL_REPLY_BYTES,
+        le=capabilities.MAX_MODEL_REPLY_BYTES,
+    )
     def _comma_separated(cls, value: Any) -> Any:
         if isinstance(value, str):
             return tuple(part.strip() for part in value.split(",") if part.strip())

@@ -179,11 +179,18 @@ TPS_LINE = re.compile(r"^tps = ([\d.]+) \(without initial connection time\)", re
 
 
 def pgbench(server: EmbeddedPostgres, args: Sequence[str]) -> str:
-    # pgbench is only a client: it may run as root, and talks TCP as the workers do.
+    # pgbench is only a client: it may run as root, and talks TCP as the workers do. The
+    # password goes in its environment, never on its command line.
     assert server.port is not None
+    assert server.password is not None
     command = [pgbench_path(), "-h", server.host, "-p", str(server.port), "-U", SUPERUSER]
     result = subprocess.run(
-        [*command, *args, PGBENCH_DB], capture_output=True, text=True, check=False, timeout=300
+        [*command, *args, PGBENCH_DB],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+        env={**os.environ, "PGPASSWORD": server.password},
     )
     if result.returncode != 0:
         raise RuntimeError(f"pgbench {' '.join(args)} failed:\n{result.stderr[-2000:]}")

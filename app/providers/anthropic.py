@@ -30,6 +30,7 @@ from typing import Any
 
 import httpx
 
+from app.capabilities import DEFAULT_MODEL_REPLY_BYTES
 from app.domain.agent import AnthropicModel, ToolSpec
 from app.domain.run import Usage
 from app.providers.base import ModelReply, ModelRequest, ProposedCall, as_text
@@ -48,10 +49,12 @@ class AnthropicMessages:
         spec: AnthropicModel,
         client: httpx.AsyncClient,
         environ: Mapping[str, str] | None = None,
+        max_reply_bytes: int = DEFAULT_MODEL_REPLY_BYTES,
     ) -> None:
         self.spec = spec
         self.client = client
         self.environ = environ
+        self.max_reply_bytes = max_reply_bytes
         self.url = endpoint(spec.base_url, "/v1/messages")
 
     async def generate(self, request: ModelRequest) -> ModelReply:
@@ -68,6 +71,7 @@ class AnthropicMessages:
             timeout_s=self.spec.timeout_s,
             secret=key,
             parse=parse_reply,
+            max_bytes=self.max_reply_bytes,
         )
 
     def request_body(self, request: ModelRequest) -> dict[str, Any]:

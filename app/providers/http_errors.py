@@ -3,18 +3,25 @@
 Both wire-format adapters (`openai.py`, `anthropic.py`) POST through `post_json`, so a
 failure is classified the same way whichever vendor it came from:
 
-| what happened                                   | code               | retryable |
-| ----------------------------------------------- | ------------------ | --------- |
-| no complete reply within `timeout_s`, HTTP 408  | `timeout`          | yes       |
-| connect refused / reset, DNS, protocol error    | `connection_error` | yes       |
-| HTTP 429 (`Retry-After` -> `retry_after_s`)     | `rate_limited`     | yes       |
-| HTTP 5xx (incl. Anthropic's 529 "overloaded")   | `server_error`     | yes       |
-| HTTP 409 (the vendors' SDKs retry it)           | `client_error`     | yes       |
-| HTTP 3xx, 400, 401, 403, 404, 422, other 4xx    | `client_error`     | no        |
-| 2xx whose body is not JSON or not the format    | `malformed_reply`  | no        |
-| `api_key_env` names a variable that is not set  | `api_key_missing`  | no        |
-| (or one PERDURE_SECRET_ENV does not grant)      | `api_key_missing`  | no        |
-| the address is refused by PERDURE_EGRESS        | `egress_refused`   | no        |
+| what happened                                   | code                 | retryable |
+| ----------------------------------------------- | -------------------- | --------- |
+| no complete reply within `timeout_s`, HTTP 408  | `timeout`            | yes       |
+| connect refused / reset, DNS, protocol error    | `connection_error`   | yes       |
+| HTTP 429 (`Retry-After` -> `retry_after_s`)     | `rate_limited`       | yes       |
+| HTTP 5xx (incl. Anthropic's 529 "overloaded")   | `server_error`       | yes       |
+| HTTP 409 (the vendors' SDKs retry it)           | `client_error`       | yes       |
+| HTTP 3xx, 400, 401, 403, 404, 422, other 4xx    | `client_error`       | no        |
+| 2xx whose body is not JSON or not the format    | `malformed_reply`    | no        |
+| (or compressed and does not inflate)            | `malformed_reply`    | no        |
+| 2xx body over PERDURE_MAX_MODEL_REPLY_BYTES,    | `response_too_large` | no        |
+| raw or inflated, or a Content-Length over it    | `response_too_large` | no        |
+| `api_key_env` names a variable that is not set  | `api_key_missing`    | no        |
+| (or one PERDURE_SECRET_ENV does not grant)      | `api_key_missing`    | no        |
+| the address is refused by PERDURE_EGRESS        | `egress_refused`     | no        |
+
+A reply is read as it arrives and never held beyond the cap (`app.http_body`): past it
+the connection is dropped, so a broken or hostile `base_url` cannot spend the worker's
+memory. Of an error reply (not 2xx) only the first `ERROR_BODY_BYTES` are read.
 
 Messages say what went wrong: the status, the provider's own error message (from the
 body, truncated), and the URL without its query or userinfo. They never carry the API
@@ -35,14 +42,17 @@ from typing import Any, TypeVar
 
 import httpx
 
-from app.capabilities import DEFAULT_SECRET_ENV, SecretEnviron
+from app.capabilities import DEFAULT_MODEL_REPLY_BYTES, DEFAULT_SECRET_ENV, SecretEnviron
 from app.egress import EgressRefused
+from app.http_body import ACCEPT_ENCODING, BodyTooLarge, read_capped
 from app.providers.base import ModelError
 
 T = TypeVar("T")
 
 MAX_DETAIL = 500
 REDACTED = "[redacted]"
+# What is read of an error reply's body: its start says what went wrong.
+ERROR_BODY_BYTES = 65_536
 
 
 class MalformedReply(Exception):
@@ -182,11 +192,13 @@ def transport_error(
     )
 
 
-def status_error(response: httpx.Response, *, provider: str, secret: str | None) -> ModelError:
-    """An error for a reply whose status is not 2xx (the body must have been read)."""
+def status_error(
+    response: httpx.Response, body: bytes, *, provider: str, secret: str | None
+) -> ModelError:
+    """An error for a reply whose status is not 2xx; `body` is what was read of it."""
     status = response.status_code
     where = safe_url(response.request.url)
-    said = provider_message(response.content)
+    said = provider_message(body)
     detail = f": {truncate(redact(said, secret))}" if said else ""
     wait: float | None = None
     if status == 408:
@@ -214,6 +226,21 @@ def status_error(response: httpx.Response, *, provider: str, secret: str | None)
     )
 
 
+def too_large(provider: str, url: httpx.URL, exc: BodyTooLarge) -> ModelError:
+    where = safe_url(url)
+    if exc.declared is not None:
+        what = f"declares {exc.declared} bytes, over {exc.cap} bytes"
+        done = "it was not read"
+    else:
+        what = f"went over {exc.cap} bytes"
+        done = "the rest was not read"
+    return ModelError(
+        f"{provider}: the reply from {where} {what} (PERDURE_MAX_MODEL_REPLY_BYTES); {done}",
+        retryable=False,
+        code="response_too_large",
+    )
+
+
 def malformed(provider: str, url: httpx.URL, what: str, secret: str | None) -> ModelError:
     return ModelError(
         f"{provider}: malformed reply from {safe_url(url)}: {truncate(redact(what, secret))}",
@@ -235,33 +262,48 @@ async def post_json(
     timeout_s: float,
     secret: str | None,
     parse: Callable[[Any], T],
+    max_bytes: int = DEFAULT_MODEL_REPLY_BYTES,
 ) -> T:
     """POST `body` as JSON, then `parse` the JSON reply; every failure is a ModelError.
 
     `timeout_s` bounds the whole exchange (connect, send, every byte of the reply), not
     only each read: a server that dribbles its reply does not get to hold a run forever.
+    `max_bytes` bounds the reply's body (`response_too_large` past it); it is read as it
+    arrives, and no more of it is read or held.
     """
     try:
-        async with asyncio.timeout(timeout_s):
-            response = await client.post(
-                url, json=body, headers=headers, timeout=httpx.Timeout(timeout_s)
-            )
+        async with (
+            asyncio.timeout(timeout_s),
+            client.stream(
+                "POST",
+                url,
+                json=body,
+                headers={**headers, "Accept-Encoding": ACCEPT_ENCODING},
+                timeout=httpx.Timeout(timeout_s),
+            ) as response,
+        ):
+            if response.is_success:
+                content = await read_capped(response, max_bytes)
+            else:
+                content = await read_capped(response, ERROR_BODY_BYTES, truncate=True)
+    except BodyTooLarge as exc:
+        raise too_large(provider, url, exc) from None
     except (TimeoutError, httpx.RequestError) as exc:
         raise transport_error(
             exc, provider=provider, url=url, timeout_s=timeout_s, secret=secret
         ) from None
     if not response.is_success:
-        raise status_error(response, provider=provider, secret=secret)
+        raise status_error(response, content, provider=provider, secret=secret)
     try:
-        payload = json.loads(response.content)
+        payload = json.loads(content)
     except ValueError:
         kind = response.headers.get("content-type", "no content-type")
-        sample = response.content[:200].decode("utf-8", errors="replace")
+        sample = content[:200].decode("utf-8", errors="replace")
         raise malformed(
             provider,
             url,
             f"HTTP {response.status_code} with a body that is not JSON "
-            f"({kind}, {len(response.content)} bytes): {sample!r}",
+            f"({kind}, {len(content)} bytes): {sample!r}",
             secret,
         ) from None
     try:

@@ -27,6 +27,7 @@ from typing import Any
 
 import httpx
 
+from app.capabilities import DEFAULT_MODEL_REPLY_BYTES
 from app.domain.agent import OpenAIModel, ToolSpec
 from app.domain.run import Usage
 from app.providers.base import ModelReply, ModelRequest, ProposedCall, as_text
@@ -45,10 +46,12 @@ class OpenAIChat:
         spec: OpenAIModel,
         client: httpx.AsyncClient,
         environ: Mapping[str, str] | None = None,
+        max_reply_bytes: int = DEFAULT_MODEL_REPLY_BYTES,
     ) -> None:
         self.spec = spec
         self.client = client
         self.environ = environ
+        self.max_reply_bytes = max_reply_bytes
         self.url = endpoint(spec.base_url, "/chat/completions")
 
     async def generate(self, request: ModelRequest) -> ModelReply:
@@ -63,6 +66,7 @@ class OpenAIChat:
             timeout_s=self.spec.timeout_s,
             secret=key,
             parse=parse_reply,
+            max_bytes=self.max_reply_bytes,
         )
 
     def request_body(self, request: ModelRequest) -> dict[str, Any]:

@@ -31,7 +31,8 @@ def build_model(
     defaults), checked again here because the definition may be older than they are.
 
     Remote models read their API key at each call, through `capabilities.secrets()`: a
-    variable the operator does not grant reads as unset, and is never looked up.
+    variable the operator does not grant reads as unset, and is never looked up. Their
+    replies are read within `capabilities.model_reply_bytes`.
     """
     grants = capabilities or Capabilities()
     if isinstance(spec, ScriptedModel):
@@ -49,9 +50,13 @@ def build_model(
         if refusal is not None:
             return Refused(ModelError(refusal, retryable=False, code="egress_refused"))
     if isinstance(spec, OpenAIModel):
-        return OpenAIChat(spec, client, environ=grants.secrets())
+        return OpenAIChat(
+            spec, client, environ=grants.secrets(), max_reply_bytes=grants.model_reply_bytes
+        )
     if isinstance(spec, AnthropicModel):
-        return AnthropicMessages(spec, client, environ=grants.secrets())
+        return AnthropicMessages(
+            spec, client, environ=grants.secrets(), max_reply_bytes=grants.model_reply_bytes
+        )
     raise ModelError(
         f"provider {spec.provider!r} is not available", retryable=False, code="provider_unavailable"
     )

@@ -21,6 +21,7 @@ import httpx
 from app.capabilities import Capabilities, unavailable_message
 from app.domain.agent import EnvValue, HttpExecutor, ToolSpec
 from app.egress import EgressRefused
+from app.http_body import ACCEPT_ENCODING, BodyTooLarge, read_capped
 from app.tools.base import ToolContext, ToolOutcome
 
 RETRY_BASE_S = 0.2
@@ -75,6 +76,8 @@ class HttpTools:
             "Idempotency-Key": context.idempotency_key,
             "Perdure-Lease-Token": str(context.lease_token),
             "Perdure-Run-Id": str(context.run_id),
+            # Only codings read_capped inflates within the cap.
+            "Accept-Encoding": ACCEPT_ENCODING,
         }
         last: ToolOutcome | None = None
         for attempt in range(executor.max_retries + 1):
@@ -94,14 +97,16 @@ class HttpTools:
             async with self.client.stream(
                 "POST", executor.url, json=body, headers=headers, timeout=executor.timeout_s
             ) as response:
-                raw = await self._read_capped(response, executor.max_response_bytes)
+                raw = await read_capped(response, executor.max_response_bytes)
         except EgressRefused as exc:
             return ToolOutcome.error("egress_refused", str(exc)), False
         except httpx.TimeoutException:
             return ToolOutcome.error("timeout", f"no reply within {executor.timeout_s}s"), True
+        except httpx.DecodingError as exc:
+            return ToolOutcome.error("invalid_reply", f"the reply does not decode: {exc}"), False
         except httpx.TransportError as exc:
             return ToolOutcome.error("unreachable", f"{type(exc).__name__}: {exc}"), True
-        except ResponseTooLarge:
+        except BodyTooLarge:
             return ToolOutcome.error(
                 "response_too_large", f"reply over {executor.max_response_bytes} bytes"
             ), False
@@ -134,18 +139,3 @@ class HttpTools:
                 body=payload,
             ), False
         return ToolOutcome(ok=True, result=payload), False
-
-    @staticmethod
-    async def _read_capped(response: httpx.Response, cap: int) -> bytes:
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in response.aiter_bytes():
-            size += len(chunk)
-            if size > cap:
-                raise ResponseTooLarge
-            chunks.append(chunk)
-        return b"".join(chunks)
-
-
-class ResponseTooLarge(Exception):
-    pass

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import threading
 import time
+import tracemalloc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -15,6 +17,7 @@ import httpx
 import pytest
 
 from app.domain.agent import ToolSpec
+from app.http_body import ACCEPT_ENCODING
 from app.tools.base import ToolContext
 from app.tools.http_tool import HttpTools
 from tests.agents import agent, calls, python_tool
@@ -139,7 +142,8 @@ async def test_mixed_batch__approval_client_and_server_tools_behave_as_one_batch
 
 @contextmanager
 def http_server(routes: dict[str, Any]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    """A local server; each route is (status, body bytes, delay s) or a list of them."""
+    """A local server; each route is (status, body bytes, delay s[, headers]) or a list of
+    them."""
     seen: list[dict[str, Any]] = []
     lock = threading.Lock()
 
@@ -156,12 +160,14 @@ def http_server(routes: dict[str, Any]) -> Iterator[tuple[str, list[dict[str, An
                 )
                 attempt = sum(1 for s in seen if s["path"] == self.path)
             spec = routes[self.path]
-            status, payload, delay = (
+            status, payload, delay, *extra = (
                 spec[min(attempt, len(spec)) - 1] if isinstance(spec, list) else spec
             )
             time.sleep(delay)
             try:
                 self.send_response(status)
+                for name, value in (extra[0] if extra else {}).items():
+                    self.send_header(name, value)
                 self.send_header("content-length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)
@@ -179,6 +185,25 @@ def http_server(routes: dict[str, Any]) -> Iterator[tuple[str, list[dict[str, An
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+async def test_http_tool__a_compressed_bomb_is_refused_without_inflating_it() -> None:
+    # 64 MiB of zeros gzip to 64 KiB; httpx inflates each network read whole, so counting
+    # after decoding held all of it before the cap was even checked.
+    bomb = gzip.compress(b"0" * (64 << 20), compresslevel=9)
+    route = (200, bomb, 0, {"content-type": "application/json", "content-encoding": "gzip"})
+    with http_server({"/t": route}) as (base, seen):
+        spec = http_spec(f"{base}/t", max_response_bytes=1 << 20)
+        async with httpx.AsyncClient() as client:
+            tracemalloc.start()
+            try:
+                outcome = await HttpTools(client).execute(spec, {}, CONTEXT)
+                _, peak = tracemalloc.get_traced_memory()
+            finally:
+                tracemalloc.stop()
+    assert outcome.result["error"] == "response_too_large", outcome
+    assert peak < 8 << 20, f"held {peak >> 20} MiB to refuse a 1 MiB cap"
+    assert seen[0]["headers"]["Accept-Encoding"] == ACCEPT_ENCODING
 
 
 async def test_http_tool__idempotency_keys_differ_between_sessions_with_the_same_call_id() -> None:

@@ -2,10 +2,11 @@
 
 A `FakeServer` is a real threaded HTTP/1.1 server on 127.0.0.1. It answers POSTs to its
 one endpoint path from a queue of scripted `Reply`s (status, headers, a JSON or raw body,
-a delay before answering, a slow body) and records every request it receives (path,
-headers, the raw body, when it arrived) so a test can assert on exactly what an adapter
-sent. With the queue empty, or on any other path, it answers a 400 that says so, so a
-test that forgot a reply fails with a readable error instead of hanging.
+a delay before answering, a slow body, a body made as it is sent: `flood`) and records
+every request it receives (path, headers, the raw body, when it arrived) so a test can
+assert on exactly what an adapter sent. With the queue empty, or on any other path, it
+answers a 400 that says so, so a test that forgot a reply fails with a readable error
+instead of hanging.
 
 `openai_*` and `anthropic_*` build reply bodies in each vendor's documented format.
 `openai_conversation` and `anthropic_conversation` are vendor checks (`server.check`): like
@@ -43,6 +44,11 @@ class Reply:
     # Send the body in `chunks` pieces with this pause before each (headers go at once).
     dribble_s: float = 0.0
     chunks: int = 10
+    # A body made piece by piece instead (a flood: see `flood`), sent with `Transfer-Encoding:
+    # chunked` unless `length` is given for `Content-Length`. What the server got to send
+    # before the client hung up is counted in `FakeServer.sent`.
+    stream: Callable[[], Iterator[bytes]] | None = None
+    length: int | None = None
 
     def payload(self) -> bytes:
         if self.raw is not None:
@@ -80,6 +86,8 @@ class FakeServer:
         self._replies: deque[Reply] = deque()
         self._lock = threading.Lock()
         self.closing = threading.Event()
+        # Body bytes written for each `stream` reply, once it ended (sent or cut off).
+        self.sent: list[int] = []
 
     def push(self, *replies: Reply) -> None:
         with self._lock:
@@ -101,6 +109,16 @@ class FakeServer:
             time.sleep(0.01)
         raise AssertionError(f"fake server: {len(self.seen())} requests, wanted {count}")
 
+    def wait_sent(self, count: int, timeout: float = 10.0) -> list[int]:
+        """The byte counts of the first `count` streamed replies, once they ended."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if len(self.sent) >= count:
+                    return list(self.sent)
+            time.sleep(0.01)
+        raise AssertionError(f"fake server: {len(self.sent)} streamed replies ended")
+
     def _next(self, seen: Seen) -> Reply:
         with self._lock:
             self.requests.append(seen)
@@ -114,7 +132,8 @@ class FakeServer:
             if not self._replies:
                 return Reply(400, {"error": {"message": f"fake server: no reply for #{number}"}})
             reply = self._replies.popleft()
-            if reply.status == 200 and reply.raw is None and not (reply.delay_s or reply.dribble_s):
+            whole = reply.raw is None and reply.stream is None
+            if reply.status == 200 and whole and not (reply.delay_s or reply.dribble_s):
                 self.answered.append(reply.body)
             return reply
 
@@ -134,6 +153,9 @@ def fake_server(path: str) -> Iterator[FakeServer]:
             reply = server._next(Seen("POST", self.path, headers, raw, time.monotonic()))
             if reply.delay_s and server.closing.wait(reply.delay_s):
                 self.close_connection = True
+                return
+            if reply.stream is not None:
+                self.send_stream(reply, reply.stream)
                 return
             payload = reply.payload()
             try:
@@ -159,6 +181,38 @@ def fake_server(path: str) -> Iterator[FakeServer]:
             except (BrokenPipeError, ConnectionResetError):
                 self.close_connection = True  # the client gave up (a timeout test)
 
+        def send_stream(self, reply: Reply, pieces: Callable[[], Iterator[bytes]]) -> None:
+            sent = 0
+            try:
+                self.send_response(reply.status)
+                self.send_header("content-type", "application/json")
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                if reply.length is None:
+                    self.send_header("transfer-encoding", "chunked")
+                else:
+                    self.send_header("content-length", str(reply.length))
+                self.end_headers()
+                for piece in pieces():
+                    if server.closing.is_set():
+                        break
+                    if not piece:
+                        continue  # an empty chunk would end a chunked body
+                    if reply.length is None:
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                    else:
+                        self.wfile.write(piece)
+                    sent += len(piece)
+                else:
+                    if reply.length is None:
+                        self.wfile.write(b"0\r\n\r\n")
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client stopped reading
+            finally:
+                self.close_connection = True
+                with server._lock:
+                    server.sent.append(sent)
+
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
@@ -174,6 +228,20 @@ def fake_server(path: str) -> Iterator[FakeServer]:
         httpd.shutdown()
         httpd.server_close()
         thread.join(timeout=5)
+
+
+def flood(total: int, head: bytes = b"", piece: int = 65_536) -> Callable[[], Iterator[bytes]]:
+    """`total` bytes of body, made as they are sent: `head`, then spaces."""
+
+    def pieces() -> Iterator[bytes]:
+        filler = b" " * piece
+        yield head
+        left = total - len(head)
+        while left > 0:
+            yield filler[: min(piece, left)]
+            left -= piece
+
+    return pieces
 
 
 def closed_port_url() -> str:
