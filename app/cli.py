@@ -11,6 +11,7 @@ import argparse
 import ipaddress
 import json
 import logging
+import os
 import re
 import signal
 import socket
@@ -97,12 +98,13 @@ def database(settings: Settings, *, attach: bool = False) -> Iterator[str]:
     if attached:
         yield server.url()
         return
-    print(f"perdure: embedded Postgres data in {server.pgdata}", flush=True)
+    # Diagnostics go to stderr: stdout is for what a command answers (a new key, say).
+    print(f"perdure: embedded Postgres data in {server.pgdata}", file=sys.stderr, flush=True)
     try:
         yield server.url()
     finally:
         server.stop()
-        print("perdure: embedded Postgres stopped", flush=True)
+        print("perdure: embedded Postgres stopped", file=sys.stderr, flush=True)
 
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
@@ -115,6 +117,11 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False  # a name: it may resolve anywhere
+
+
+def set_in_environment(name: str) -> bool:
+    """Whether a setting is given (pydantic-settings reads names in any case)."""
+    return any(key.upper() == name for key in os.environ)
 
 
 def keys_exist(url: str, settings: Settings) -> bool:
@@ -146,7 +153,12 @@ def cmd_serve(args: argparse.Namespace) -> None:
         settings = settings.model_copy(update={"database_url": url})
         concurrency = settings.worker_concurrency if args.workers is None else args.workers
         loopback = is_loopback(args.host)
-        if not keys_exist(url, settings):
+        keyless = not keys_exist(url, settings)
+        if not set_in_environment("PERDURE_SCRIPTED_MODEL"):
+            # The scripted model lets whoever defines an agent call any tool with any
+            # arguments: by default only for a server that starts open (the walk-through).
+            settings = settings.model_copy(update={"scripted_model": loopback and keyless})
+        if keyless:
             if not loopback:
                 raise CliError(
                     f"refusing to serve on {args.host} with no API key defined: anyone who "

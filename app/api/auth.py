@@ -51,6 +51,10 @@ async def authenticate(
         if await _open_mode(request, engine):
             return open_principal()
         raise errors.Unauthorized("an API key is required: Authorization: Bearer <key>")
+    if not keys.KEY_SHAPE.fullmatch(credentials.credentials):
+        # Not even shaped like a key: refused without a database round trip, so junk
+        # cannot make every tenant wait for connections.
+        raise errors.Unauthorized("the API key is not valid (unknown or revoked)")
     # Every request looks its key up: a revocation is effective at once, on every replica.
     async with engine.begin() as conn:
         key = await keys.authenticate(conn, credentials.credentials)

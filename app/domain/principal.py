@@ -34,10 +34,18 @@ class Principal:
     # None in open mode (no key exists and the server listens on loopback only).
     key_id: UUID | None = None
     prefix: str | None = None
+    # The key this one descends from: itself when the operator made it, else the root of
+    # the key that minted it through the API. Keys of one root are one party.
+    root: str | None = None
 
     def as_actor(self) -> dict[str, Any]:
         """How audit records and decisions name this principal (never the key itself)."""
-        return {"tenant_id": self.tenant_id, "name": self.name, "key_prefix": self.prefix}
+        return {
+            "tenant_id": self.tenant_id,
+            "name": self.name,
+            "key_prefix": self.prefix,
+            "key_root": self.root,
+        }
 
 
 def open_principal() -> Principal:

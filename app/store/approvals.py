@@ -13,7 +13,8 @@ from typing import Any
 from uuid import UUID
 
 from jsonschema import Draft202012Validator
-from sqlalchemy import Row, func, select, text, tuple_, update
+from sqlalchemy import Row, func, literal, select, text, tuple_, update
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import errors
@@ -66,11 +67,12 @@ class Decision:
 
 
 def same_principal(started_by: dict[str, Any] | None, decider: Principal) -> bool:
-    """Whether the decider is who started the run: the same key (or, in open mode, where
-    nobody is told apart, anyone)."""
+    """Whether the decider is who started the run: a key of the same root (a key and the
+    keys it minted are one party), or, in open mode, where nobody is told apart, anyone."""
     if started_by is None:  # a run from before principals were recorded
         return False
-    return started_by.get("key_prefix") == decider.prefix
+    root = started_by.get("key_root") or started_by.get("key_prefix")
+    return root == (decider.root or decider.prefix)
 
 
 async def get_approval(conn: AsyncConnection, tenant_id: str, approval_id: UUID) -> ApprovalRecord:
@@ -269,6 +271,19 @@ async def withdraw_for_session(conn: AsyncConnection, tenant_id: str, session_id
             approvals.c.status == "pending",
         )
         .values(status=ApprovalStatus.ORPHANED.value, decided_at=func.clock_timestamp())
+    )
+
+
+async def scrub_for_session(conn: AsyncConnection, tenant_id: str, session_id: str) -> None:
+    """Drop the arguments (asked for, and as edited by a decision) of a session's
+    approvals, keeping the rest: the session is being deleted."""
+    await conn.execute(
+        update(approvals)
+        .where(approvals.c.tenant_id == tenant_id, approvals.c.session_id == session_id)
+        .values(
+            request=approvals.c.request.op("||")(literal({"arguments": None}, JSONB)),
+            decision=approvals.c.decision.op("-")("arguments"),
+        )
     )
 
 

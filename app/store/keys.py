@@ -9,6 +9,7 @@ key never turns a server back to open mode.
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 import uuid
 from dataclasses import dataclass
@@ -23,6 +24,8 @@ from app.domain.principal import Principal, Scope
 from app.store.tables import api_keys, audit_events
 
 KEY_PREFIX = "pdk_"
+# What new_key() makes: the prefix and 43 url-safe characters (32 bytes).
+KEY_SHAPE = re.compile(r"pdk_[A-Za-z0-9_-]{43}")
 # The visible part: "pdk_" and 8 characters of the key, enough to tell keys apart.
 PREFIX_LENGTH = len(KEY_PREFIX) + 8
 # last_used_at is a hint for operators, not a log: write it at most this often per key.
@@ -35,6 +38,7 @@ class ApiKey:
     tenant_id: str
     name: str
     prefix: str
+    root_prefix: str
     scopes: frozenset[Scope]
     created_at: datetime
     last_used_at: datetime | None
@@ -47,6 +51,7 @@ class ApiKey:
             scopes=self.scopes,
             key_id=self.id,
             prefix=self.prefix,
+            root=self.root_prefix,
         )
 
 
@@ -64,6 +69,7 @@ def _of(row: Any) -> ApiKey:
         tenant_id=row.tenant_id,
         name=row.name,
         prefix=row.prefix,
+        root_prefix=row.root_prefix,
         scopes=frozenset(Scope(s) for s in row.scopes),
         created_at=row.created_at,
         last_used_at=row.last_used_at,
@@ -76,6 +82,7 @@ COLUMNS = (
     api_keys.c.tenant_id,
     api_keys.c.name,
     api_keys.c.prefix,
+    api_keys.c.root_prefix,
     api_keys.c.scopes,
     api_keys.c.created_at,
     api_keys.c.last_used_at,
@@ -90,8 +97,13 @@ async def create_key(
     name: str,
     scopes: frozenset[Scope],
     actor: dict[str, Any],
+    minted_by: str | None = None,
 ) -> tuple[ApiKey, str]:
-    """Make a key; returns it and its plaintext, which nothing keeps."""
+    """Make a key; returns it and its plaintext, which nothing keeps.
+
+    `minted_by`: the root of the key that makes it through the API (None: the operator),
+    so that a key cannot stand in for its maker as a distinct approver.
+    """
     while True:
         plaintext = new_key()
         prefix = plaintext[:PREFIX_LENGTH]
@@ -106,6 +118,7 @@ async def create_key(
                 tenant_id=tenant_id,
                 name=name,
                 prefix=prefix,
+                root_prefix=minted_by or prefix,
                 key_hash=hash_key(plaintext),
                 scopes=sorted(scopes),
             )

@@ -10,7 +10,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import errors
-from app.store.approvals import withdraw_for_session
+from app.store.approvals import scrub_for_session, withdraw_for_session
 from app.store.tables import runs, sessions
 from app.store.transcript import last_checkpoint_seq
 
@@ -92,6 +92,9 @@ async def delete_session(conn: AsyncConnection, tenant_id: str, session_id: str)
         .with_for_update()
     )
     await withdraw_for_session(conn, tenant_id, session_id)
+    # Approvals outlive their session (a late decision must find APPROVAL_ORPHANED), but
+    # not what the session held: the call's arguments go with the transcript.
+    await scrub_for_session(conn, tenant_id, session_id)
     deleted = (
         await conn.execute(
             delete(sessions)

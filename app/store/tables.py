@@ -312,6 +312,8 @@ Index("ix_api_keys_tenant_id", api_keys.c.tenant_id, api_keys.c.created_at)
 audit_events = Table(
     "audit_events",
     metadata,
+    # The operator-made key this one descends from (itself if operator-made).
+    Column("root_prefix", Text, nullable=False),
     Column("id", BigInteger, primary_key=True, autoincrement=True),
     Column("tenant_id", Text, nullable=False),
     Column("action", Text, nullable=False),

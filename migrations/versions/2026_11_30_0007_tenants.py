@@ -49,6 +49,10 @@ SESSION_CHILDREN = {
 def upgrade() -> None:
     # An Idempotency-Key sent again with another body is refused: remember each body.
     op.add_column("runs", sa.Column("request_fingerprint", sa.Text(), nullable=True))
+    # Which operator-made key an API-minted key descends from: one party, one approver.
+    op.add_column("api_keys", sa.Column("root_prefix", sa.Text(), nullable=True))
+    op.execute("UPDATE api_keys SET root_prefix = prefix")
+    op.alter_column("api_keys", "root_prefix", nullable=False)
     # Who started each run: a tool that needs a distinct approver refuses them as one.
     op.add_column(
         "runs", sa.Column("created_by", postgresql.JSONB(astext_type=sa.Text()), nullable=True)

@@ -213,6 +213,26 @@ async def test_stale_approval__is_orphaned_and_touches_nothing(
     assert again.json()["code"] == "APPROVAL_ORPHANED"
 
 
+async def test_deleted_session__its_approvals_keep_no_arguments(live: httpx.AsyncClient) -> None:
+    """Approvals outlive a deleted session (a late decision still finds them orphaned),
+    but the call's arguments were the session's data and go with it."""
+    secret = {"card": "4111-1111-1111-1111"}
+    await define(
+        live, agent("d", [calls(("wire", secret)), {"text": "x"}], [gated("wire", "echo")])
+    )
+    run = await paused_run(live, "s-del", {"agent_id": "d", "input": "x"})
+    approval_id = run["pending_approvals"][0]["id"]
+    assert (await live.get(f"/v1/approvals/{approval_id}")).json()["arguments"] == secret
+    assert (await live.delete("/v1/sessions/s-del")).status_code == 204
+    shown = (await live.get(f"/v1/approvals/{approval_id}")).json()
+    assert shown["status"] == "orphaned"
+    assert shown["arguments"] is None
+    listed = (await live.get("/v1/approvals", params={"session_id": "s-del"})).json()
+    assert "4111" not in str(listed)
+    response = await decide(live, approval_id, approved=True)
+    assert response.json()["code"] == "APPROVAL_ORPHANED"
+
+
 async def test_expiry__an_undecided_approval_is_rejected_and_the_run_goes_on(
     live: httpx.AsyncClient,
 ) -> None:

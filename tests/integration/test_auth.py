@@ -17,7 +17,7 @@ from app.settings import Settings
 from app.store import keys
 from app.store.tables import api_keys, audit_events
 from tests.agents import agent, calls, python_tool
-from tests.conftest import started_client
+from tests.conftest import make_settings, started_client
 
 PROBLEM = "application/problem+json"
 OPERATOR = {"tenant_id": None, "name": "test operator", "key_prefix": None}
@@ -283,6 +283,13 @@ async def test_approval__a_distinct_approver_tool_refuses_the_key_that_started_t
     url = f"/v1/approvals/{approval_id}/decision"
     refused = await guarded_live.post(url, json={"approved": True}, headers=bearer(both))
     assert_problem(refused, 403, "SELF_APPROVAL")
+    # A key it mints is the same party, however its scopes differ.
+    minted = await guarded_live.post(
+        "/v1/keys", json={"name": "sock", "scopes": ["approvals:decide"]}, headers=bearer(both)
+    )
+    puppet = minted.json()["key"]
+    refused = await guarded_live.post(url, json={"approved": True}, headers=bearer(puppet))
+    assert_problem(refused, 403, "SELF_APPROVAL")
     still = (await guarded_live.get(f"/v1/approvals/{approval_id}", headers=bearer(both))).json()
     assert still["status"] == "pending"
     accepted = await guarded_live.post(url, json={"approved": True}, headers=bearer(other))
@@ -310,3 +317,53 @@ async def test_keys_api__revoking_twice_answers_the_key_and_audits_once(
             select(func.count()).where(audit_events.c.action == "key.revoked")
         )
     assert revocations == 1
+
+
+async def test_guarded__a_junk_key_is_refused_without_a_database_connection(
+    database_url: str,
+) -> None:
+    """Junk in Authorization must not queue for connections that every tenant needs: with
+    the pool's only connection held, a malformed key is still a 401, not a 503."""
+    settings = make_settings(database_url, pool_size=1, pool_timeout_s=0.3)
+    app = create_app(settings, open_when_keyless=False)
+    async for client in started_client(app):
+        held = await app.state.engine.connect()
+        try:
+            for junk in ("x", "pdk_short", "pdk_" + "!" * 43, "Bearer pdk_" + "a" * 43):
+                response = await client.get("/v1/runs", headers=bearer(junk))
+                assert_problem(response, 401, "UNAUTHORIZED")
+        finally:
+            await held.close()
+
+
+async def test_send__choosing_the_agent_version_needs_agents_write(
+    guarded: httpx.AsyncClient, engine: AsyncEngine
+) -> None:
+    """A sender could move a session back to a version whose tool needed no approval, and
+    loosen on_drift: which version runs is the agent author's call."""
+    author = await make_key(engine, {Scope.AGENTS_WRITE, Scope.RUNS_WRITE})
+    sender = await make_key(engine, {Scope.RUNS_WRITE, Scope.RUNS_READ})
+    body = agent("payer", [{"text": "v1"}], [])
+    assert (await guarded.post("/v1/agents", json=body, headers=bearer(author))).status_code == 201
+    v2 = {"model": body["model"], "on_drift": "error"}
+    assert (
+        await guarded.put("/v1/agents/payer", json=v2, headers=bearer(author))
+    ).status_code == 200
+    first = {"agent_id": "payer", "input": "x"}
+    assert (
+        await guarded.post("/v1/sessions/s/runs", json=first, headers=bearer(sender))
+    ).status_code == 202
+    for extra in ({"agent_version": 1}, {"on_drift": "ignore"}):
+        response = await guarded.post(
+            "/v1/sessions/s/runs", json={"input": "y", **extra}, headers=bearer(sender)
+        )
+        problem = assert_problem(response, 403, "FORBIDDEN")
+        assert problem["scope"] == "agents:write"
+    runs = (await guarded.get("/v1/runs", headers=bearer(sender))).json()["items"]
+    assert len(runs) == 1
+    allowed = await guarded.post(
+        "/v1/sessions/s/runs",
+        json={"input": "y", "agent_version": 1, "on_drift": "ignore", "if_busy": "queue"},
+        headers=bearer(author),
+    )
+    assert allowed.status_code == 202, allowed.text

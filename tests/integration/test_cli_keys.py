@@ -3,14 +3,17 @@ server may listen. Real processes."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import httpx
 import pytest
 
 from app.embedded_pg import free_port
+from tests.crash.harness import ROOT
 from tests.integration.test_cli import one_line_error, perdure, wait_ready
 
 pytestmark = pytest.mark.timeout(180)
@@ -21,6 +24,25 @@ def run_cli(*args: str, env: dict[str, str]) -> str:
     output = process.communicate(timeout=120)[0]
     assert process.returncode == 0, output
     return output
+
+
+def create_key(env: dict[str, str], *args: str) -> str:
+    """`perdure keys create`, as a script uses it: the key is the last line of stdout
+    (whatever the command says on stderr, such as starting the embedded Postgres)."""
+    base = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli", "keys", "create", *args],
+        cwd=ROOT,
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    key = done.stdout.strip().splitlines()[-1]
+    assert key.startswith("pdk_"), done.stdout
+    return key
 
 
 def stop(server: subprocess.Popen[str]) -> str:
@@ -113,3 +135,26 @@ def test_keys__bad_arguments_are_one_line(
 ) -> None:
     line = one_line_error(perdure("keys", "create", *args, env={"DATABASE_URL": database_url}))
     assert says in line
+
+
+def test_serve__the_scripted_model_is_off_unless_the_server_starts_open(tmp_path: Path) -> None:
+    """It lets whoever defines an agent call any tool with any arguments: fine for the
+    walk-through on an open laptop server, not for a server with tenants."""
+    env = {"PERDURE_DATA_DIR": str(tmp_path / "data")}
+    key = create_key(env, "--name", "a", "--scopes", "agents:write")
+    port = free_port()
+    server = perdure("serve", "--port", str(port), "--workers", "0", env=env)
+    try:
+        wait_ready(port, server)
+        scripted = {"id": "s", "model": {"provider": "scripted", "script": [{"text": "hi"}]}}
+        refused = httpx.post(
+            f"http://127.0.0.1:{port}/v1/agents",
+            json=scripted,
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=10,
+        )
+        assert refused.status_code == 422, refused.text
+        assert "scripted" in refused.text
+    finally:
+        output = stop(server)
+    assert "serving OPEN" not in output

@@ -71,6 +71,7 @@ async def create_key(body: KeyCreate, principal: Admin, engine: EngineDep) -> Ke
             name=body.name,
             scopes=frozenset(body.scopes),
             actor=principal.as_actor(),
+            minted_by=principal.root,
         )
     return KeyCreated(**KeyOut.of(key).model_dump(), key=plaintext)
 

@@ -23,6 +23,7 @@ from app.api.schemas import (
     check_session_id,
 )
 from app.api.views import render_messages, run_out
+from app.domain.principal import Scope
 from app.domain.run import PAUSED, TERMINAL, Message
 from app.store import runs as run_store
 from app.store import sessions as session_store
@@ -71,6 +72,15 @@ async def send(
     The run is durable when this answers. With `Idempotency-Key`, a redelivered request
     returns the first run instead of starting another.
     """
+    if (body.agent_version is not None or body.on_drift is not None) and (
+        Scope.AGENTS_WRITE not in principal.scopes
+    ):
+        # Choosing the version (or loosening the drift policy) chooses what the tools do
+        # and which of them need a human: an agent author's decision, not a sender's.
+        raise errors.Forbidden(
+            "agent_version and on_drift need the scope 'agents:write'",
+            scope=Scope.AGENTS_WRITE.value,
+        )
     command = SendCommand(
         tenant_id=principal.tenant_id,
         created_by=principal.as_actor(),
