@@ -75,9 +75,6 @@ class Settings(BaseSettings):
     # `perdure serve` with its embedded Postgres (decided here, before serve fills in
     # the embedded server's URL).
     scripted_model: bool | None = None
-
-    @field_validator("python_tools", "secret_env", "egress", mode="before")
-    @classmethod
     # The most a model reply's body may hold, raw or inflated: a model's URL is the
     # definition's choice, so the size of its reply must not be (`response_too_large`).
     max_model_reply_bytes: int = Field(
@@ -85,6 +82,9 @@ class Settings(BaseSettings):
         ge=capabilities.MIN_MODEL_REPLY_BYTES,
         le=capabilities.MAX_MODEL_REPLY_BYTES,
     )
+
+    @field_validator("python_tools", "secret_env", "egress", mode="before")
+    @classmethod
     def _comma_separated(cls, value: Any) -> Any:
         if isinstance(value, str):
             return tuple(part.strip() for part in value.split(",") if part.strip())
