@@ -1,6 +1,7 @@
 """What only the operator may grant (DESIGN.md §12, "operator capabilities"): which code
-runs in the workers, which environment variables are secrets a definition may name, where
-requests may go, and whether the scripted model exists. One rule each, used both by the
+runs in the workers, which environment variables are secrets a definition may name (for
+which tenant, sent to which hosts), where requests may go, and whether the scripted model
+exists. One rule each, used both by the
 API when a definition arrives and by the worker when a call runs (a definition stored
 before a tightening must not slip through).
 
@@ -10,6 +11,7 @@ Pure: no I/O beyond reading the environment, no HTTP, no SQL (httpx only parses 
 
 from __future__ import annotations
 
+import fnmatch
 import ipaddress
 import os
 import re
@@ -17,6 +19,7 @@ import socket
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -56,68 +59,6 @@ def module_allowed(module: str, prefixes: Iterable[str]) -> bool:
     return any(module == p or module.startswith(p + ".") for p in prefixes)
 
 
-# -- secrets -----------------------------------------------------------------------------
-
-DEFAULT_SECRET_ENV = ("*_API_KEY",)
-# Never readable, whatever PERDURE_SECRET_ENV says: Perdure's own configuration (the
-# database and its password), libpq's variables, and the cloud credentials of the machine
-# the worker runs on. A definition that could name them would send them to any URL.
-NEVER_SECRET_ENV = (
-    "DATABASE_URL",
-    "PERDURE_*",
-    "PG*",
-    "AWS_*",
-    "AZURE_CLIENT_SECRET",
-    "AZURE_CLIENT_CERTIFICATE_PASSWORD",
-    "AZURE_PASSWORD",
-    "GOOGLE_APPLICATION_CREDENTIALS",
-)
-ENV_GLOB = re.compile(r"^[A-Za-z0-9_*?\[\]!]{1,128}$")
-
-
-def check_env_glob(glob: str) -> str:
-    if not ENV_GLOB.match(glob):
-        raise ValueError(
-            f"{glob!r} is not a variable name or glob (letters, digits, _, and * ? [ ])"
-        )
-    return glob
-
-
-def unavailable_message(name: str) -> str:
-    """One message for a variable that is not set and one that may not be read, so that
-    the answer tells nothing about what exists."""
-    return (
-        f"environment variable {name} is not available: it is not set here, "
-        "or PERDURE_SECRET_ENV does not let definitions read it"
-    )
-
-
-class SecretEnviron(Mapping[str, str]):
-    """The environment as a definition may see it: only the names the operator lets
-    through (`PERDURE_SECRET_ENV`, never `NEVER_SECRET_ENV`). A refused name reads as
-    absent, and its value is never looked up."""
-
-    def __init__(self, globs: Iterable[str], source: Mapping[str, str] | None = None) -> None:
-        self.globs = tuple(globs)
-        self.source = os.environ if source is None else source
-
-    def readable(self, name: str) -> bool:
-        if any(fnmatchcase(name, never) for never in NEVER_SECRET_ENV):
-            return False
-        return any(fnmatchcase(name, glob) for glob in self.globs)
-
-    def __getitem__(self, name: str) -> str:
-        if not self.readable(name):
-            raise KeyError(name)
-        return self.source[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return (name for name in list(self.source) if self.readable(name))
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
-
-
 # -- egress ------------------------------------------------------------------------------
 
 IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -131,8 +72,9 @@ ALWAYS_REFUSED_NETWORKS: tuple[IpNetwork, ...] = tuple(
     for n in (
         "169.254.0.0/16",  # link-local: AWS, GCP, Azure, OCI metadata at 169.254.169.254
         "fe80::/10",  # IPv6 link-local
-        "fd00:ec2::254/128",  # AWS metadata over IPv6
+        "fd00:ec2::/32",  # AWS's IPv6 services: metadata (::254), DNS (::253), NTP (::123)
         "100.100.100.200/32",  # Alibaba Cloud metadata
+        "168.63.129.16/32",  # Azure WireServer (the VM agent's goal state, certificates)
     )
 )
 METADATA_HOSTS = frozenset(
@@ -145,20 +87,44 @@ METADATA_HOSTS = frozenset(
     }
 )
 NAT64 = ipaddress.ip_network("64:ff9b::/96")
+# Local-use NAT64 (RFC 8215): a network may split the /48 into a prefix of 48, 56, 64 or 96
+# bits, so the IPv4 address sits in one of RFC 6052's layouts (bits 64-71 are skipped).
+LOCAL_NAT64 = ipaddress.ip_network("64:ff9b:1::/48")
+# (start, end) bit ranges, counted from the left, that hold the IPv4 address per layout.
+RFC6052_LAYOUTS = (
+    ((96, 128),),  # /96
+    ((72, 104),),  # /64
+    ((56, 64), (72, 96)),  # /56
+    ((48, 64), (72, 88)),  # /48
+)
 
 
-def _embedded_ipv4(address: IpAddress) -> ipaddress.IPv4Address | None:
-    """The IPv4 address an IPv6 one carries (mapped, 6to4, NAT64), which is where a
-    connection to it ends up."""
+def _bits(value: int, start: int, end: int) -> tuple[int, int]:
+    return (value >> (128 - end)) & ((1 << (end - start)) - 1), end - start
+
+
+def _embedded_ipv4s(address: IpAddress) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 one may carry (mapped, 6to4, NAT64), which is where a
+    connection to it may end up. For local-use NAT64 every layout counts: which one the
+    network uses is not known here."""
     if isinstance(address, ipaddress.IPv4Address):
-        return None
+        return []
     if address.ipv4_mapped is not None:
-        return address.ipv4_mapped
+        return [address.ipv4_mapped]
     if address.sixtofour is not None:
-        return address.sixtofour
+        return [address.sixtofour]
     if address in NAT64:
-        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-    return None
+        return [ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)]
+    if address in LOCAL_NAT64:
+        found = []
+        for layout in RFC6052_LAYOUTS:
+            value = 0
+            for start, end in layout:
+                part, width = _bits(int(address), start, end)
+                value = (value << width) | part
+            found.append(ipaddress.IPv4Address(value))
+        return found
+    return []
 
 
 def ip_literal(host: str) -> IpAddress | None:
@@ -180,12 +146,23 @@ def normal_host(host: str) -> str:
     return host.strip("[]").rstrip(".").lower()
 
 
+def request_host(url: str | httpx.URL) -> str | None:
+    """The host a request to `url` connects to, as the HTTP client will name it: IDNA
+    applied (`169。254…`, `bücher` -> `xn--bcher-kva`), never decoded back (`.host` would,
+    and raises on a malformed `xn--` label). None if no request can be made to it."""
+    try:
+        parsed = url if isinstance(url, httpx.URL) else httpx.URL(url)
+        return parsed.raw_host.decode("ascii")
+    except (httpx.InvalidURL, TypeError, ValueError):  # ValueError: UnicodeError, IDNAError
+        return None
+
+
 @dataclass(frozen=True)
 class Egress:
     """Where http tools and models may connect.
 
-    Always refused: `ALWAYS_REFUSED_NETWORKS` (also as IPv4-mapped, 6to4 or NAT64
-    addresses) and `METADATA_HOSTS`. With no allow-list, anything else is allowed
+    Always refused: `ALWAYS_REFUSED_NETWORKS` (also as IPv4-mapped, 6to4, NAT64 or
+    local-use NAT64 addresses) and `METADATA_HOSTS`. With no allow-list, anything else is allowed
     (loopback too: local model servers and tests). With one, only what it lists: a host
     name (`api.openai.com`, or `*.example.com` for names under it) admits that name
     wherever it resolves; an address or CIDR (`10.0.0.0/8`, `::1`) admits connections to
@@ -252,9 +229,8 @@ class Egress:
     def url_refusal(self, url: str) -> str | None:
         """Why every call to `url` would be refused, known from the URL alone (no lookup:
         a name is checked again on each connect, against what it resolves to then)."""
-        try:  # the host as the request will name it (httpx applies IDNA: 169。254…)
-            host = httpx.URL(url).host
-        except httpx.InvalidURL:  # no request can be made to it either
+        host = request_host(url)
+        if host is None:  # no request can be made to it either
             host = urlsplit(url).hostname or ""
         refusal = self.host_refusal(host)
         if refusal is not None:
@@ -266,15 +242,299 @@ class Egress:
 
 
 def always_refused(address: IpAddress) -> bool:
-    candidates: list[IpAddress] = [address]
-    embedded = _embedded_ipv4(address)
-    if embedded is not None:
-        candidates.append(embedded)
+    candidates: list[IpAddress] = [address, *_embedded_ipv4s(address)]
     if isinstance(address, ipaddress.IPv6Address) and address.scope_id:
         candidates.append(ipaddress.IPv6Address(str(address).split("%")[0]))
     return any(
         c in n for c in candidates for n in ALWAYS_REFUSED_NETWORKS if c.version == n.version
     )
+
+
+# -- secrets -----------------------------------------------------------------------------
+
+# Each entry of PERDURE_SECRET_ENV is `GLOB@HOST|HOST…`: the variables GLOB names may be
+# sent only in requests whose URL host is one of the HOSTs. A HOST is a name
+# (`api.openai.com`), `*.domain` (names under it, not the domain itself), an IPv4 address
+# or a bracketed IPv6 one; alone it means the URL's default port, `HOST:PORT` that port,
+# `HOST:*` any. GLOB may hold `{tenant}` once: the tenant id of the definition (at the API)
+# or of the run (in the worker), upper-cased with `-` as `_`. An entry without `@` may be
+# sent anywhere egress allows (as before bindings existed): it is warned of at start.
+DEFAULT_SECRET_ENV = ("OPENAI_API_KEY@api.openai.com", "ANTHROPIC_API_KEY@api.anthropic.com")
+# Never readable, whatever PERDURE_SECRET_ENV says: Perdure's own configuration (the
+# database and its password), libpq's variables, and the cloud credentials of the machine
+# the worker runs on. A definition that could name them would send them to any URL. Matched
+# in any case: pydantic-settings reads `database_url` or `perdure_egress` as its own.
+NEVER_SECRET_ENV = (
+    "DATABASE_URL",
+    "PERDURE_*",
+    "PG*",
+    "AWS_*",
+    "AZURE_CLIENT_SECRET",
+    "AZURE_CLIENT_CERTIFICATE_PASSWORD",
+    "AZURE_PASSWORD",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+)
+TENANT = "{tenant}"
+ENV_GLOB = re.compile(r"^[A-Za-z0-9_*?\[\]!]{1,128}$")
+HOST_NAME = re.compile(r"[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*")
+# What `{tenant}` stands for in a variable name: a tenant id (app.domain.principal's
+# TENANT_PATTERN) upper-cased, `-` as `_`.
+TENANT_TOKEN = re.compile(r"[A-Z0-9][A-Z0-9_]{0,62}")
+ANY_PORT = -1
+
+
+def tenant_token(tenant_id: str) -> str:
+    """How a tenant id appears in a variable name: `acme-eu` -> `ACME_EU`."""
+    return tenant_id.upper().replace("-", "_")
+
+
+def never_readable(name: str) -> bool:
+    upper = name.upper()
+    return any(fnmatchcase(upper, never) for never in NEVER_SECRET_ENV)
+
+
+@dataclass(frozen=True)
+class Destination:
+    """One HOST of a binding: a name, `*.domain`, or an address; `port` None means the
+    URL's default port (no port in it), ANY_PORT any port."""
+
+    host: str
+    address: IpAddress | None
+    port: int | None
+
+    @classmethod
+    def parse(cls, raw: str) -> Destination:
+        text = raw.strip()
+        problem = (
+            f"{raw!r} is not a destination: a host name, *.domain, IPv4 address or "
+            "[IPv6] address, with :PORT or :* for other ports than the default"
+        )
+        if text.startswith("["):
+            close = text.find("]")
+            if close < 0:
+                raise ValueError(problem)
+            host, rest = text[1:close], text[close + 1 :]
+            if rest and not rest.startswith(":"):
+                raise ValueError(problem)
+            port_text = rest[1:] if rest else None
+            try:
+                address: IpAddress | None = ipaddress.IPv6Address(host)
+            except ValueError:
+                raise ValueError(problem) from None
+        else:
+            if text.count(":") > 1:
+                raise ValueError(f"{raw!r}: an IPv6 address goes in brackets, as in [::1]:8080")
+            host, colon, port_text_or_empty = text.partition(":")
+            port_text = port_text_or_empty if colon else None
+            host = host.rstrip(".").lower()
+            address = ip_literal(host)
+            bare = host[2:] if host.startswith("*.") else host
+            if address is None and not HOST_NAME.fullmatch(bare):
+                raise ValueError(problem)
+        port: int | None = None
+        if port_text is not None:
+            if port_text == "*":
+                port = ANY_PORT
+            elif port_text.isdigit() and 0 < int(port_text) < 65536:
+                port = int(port_text)
+            else:
+                raise ValueError(problem)
+        return cls(host, address, port)
+
+    def admits(self, host: str, address: IpAddress | None, port: int | None) -> bool:
+        """Whether a request to `host` (normalised; `address` if it is a literal) on
+        `port` (None: the scheme's default) is to this destination."""
+        if self.port != ANY_PORT and port != self.port:
+            return False
+        if self.address is not None or address is not None:
+            return self.address == address
+        if self.host.startswith("*."):
+            return host.endswith(self.host[1:])
+        return host == self.host
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a request goes, as the HTTP client will send it: the host of the URL (IDNA
+    applied, lower case, no trailing dot), its address if it is a literal, and its port
+    (None when it is the scheme's default)."""
+
+    host: str
+    address: IpAddress | None
+    port: int | None
+
+    @classmethod
+    def of(cls, url: str | httpx.URL) -> Target | None:
+        try:
+            parsed = url if isinstance(url, httpx.URL) else httpx.URL(url)
+        except (httpx.InvalidURL, TypeError, ValueError):
+            return None
+        raw = request_host(parsed)
+        if parsed.scheme not in ("http", "https") or not raw:
+            return None
+        host = normal_host(raw)
+        return cls(host, ip_literal(host), parsed.port)
+
+
+@dataclass(frozen=True)
+class SecretGrant:
+    """One entry of PERDURE_SECRET_ENV: a glob of variable names and where they may go
+    (no destinations: anywhere, the pre-binding meaning)."""
+
+    entry: str
+    glob: str
+    destinations: tuple[Destination, ...]
+
+    @classmethod
+    def parse(cls, entry: str) -> SecretGrant:
+        return _parse_grant(entry.strip())
+
+    @property
+    def bound(self) -> bool:
+        return bool(self.destinations)
+
+    def names(self, name: str, tenant_id: str | None) -> bool:
+        """Whether the glob names `name` for `tenant_id`. With `{tenant}`: only if the
+        tenant's token is the one way the name matches; a name another tenant id could
+        claim too (`T_{tenant}_*` and `T_A_B_X`: tenant `a` or `a_b`?) is nobody's."""
+        if TENANT not in self.glob:
+            return fnmatchcase(name, self.glob)
+        if tenant_id is None:
+            return False
+        return _tenant_tokens(self.glob, name) == {tenant_token(tenant_id)}
+
+    def sends_to(self, target: Target | None) -> bool:
+        if not self.bound:
+            return True
+        if target is None:
+            return False
+        return any(d.admits(target.host, target.address, target.port) for d in self.destinations)
+
+
+@lru_cache(maxsize=256)
+def _parse_grant(entry: str) -> SecretGrant:
+    glob, at, hosts = entry.partition("@")
+    glob = glob.strip()
+    check_env_glob(glob)
+    destinations: tuple[Destination, ...] = ()
+    if at:
+        if "@" in hosts:
+            raise ValueError(f"{entry!r}: one @ between the glob and its hosts")
+        parts = hosts.split("|")
+        if any(not part.strip() for part in parts):
+            raise ValueError(
+                f"{entry!r}: no host after @ (GLOB@HOST|HOST…; leave out @… to send anywhere)"
+            )
+        destinations = tuple(Destination.parse(part) for part in parts)
+    return SecretGrant(entry, glob, destinations)
+
+
+@lru_cache(maxsize=64)
+def _tenant_pattern(glob: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    before, _, after = glob.partition(TENANT)
+    return re.compile(fnmatch.translate(before)), re.compile(fnmatch.translate(after))
+
+
+def _tenant_tokens(glob: str, name: str) -> set[str]:
+    """Every tenant token for which `glob` names `name`."""
+    if not fnmatchcase(name, glob.replace(TENANT, "*")):
+        return set()  # the common case, without trying every split of the name
+    before, after = _tenant_pattern(glob)
+    found: set[str] = set()
+    for start in range(len(name) + 1):
+        if not before.match(name[:start]):
+            continue
+        for end in range(start + 1, min(len(name), start + 63) + 1):
+            token = name[start:end]
+            if TENANT_TOKEN.fullmatch(token) and after.match(name[end:]):
+                found.add(token)
+    return found
+
+
+def check_env_glob(glob: str) -> str:
+    if glob.count(TENANT) > 1 or not ENV_GLOB.match(glob.replace(TENANT, "T")):
+        raise ValueError(
+            f"{glob!r} is not a variable name or glob (letters, digits, _, * ? [ ], and "
+            "{tenant} at most once)"
+        )
+    return glob
+
+
+def check_secret_grant(entry: str) -> str:
+    """An entry of PERDURE_SECRET_ENV, checked (`GLOB` or `GLOB@HOST|HOST…`)."""
+    SecretGrant.parse(entry)
+    return entry.strip()
+
+
+def unbound_secret_grants(entries: Iterable[str]) -> list[str]:
+    """The entries that send their variables anywhere egress allows (no `@HOST`)."""
+    return [entry for entry in entries if not SecretGrant.parse(entry).bound]
+
+
+def unbound_grant_warnings(entries: Iterable[str]) -> list[str]:
+    """What to log at start, one line for each unbound entry of PERDURE_SECRET_ENV."""
+    return [
+        f"PERDURE_SECRET_ENV {entry!r} is an unbound secret grant: any definition can send "
+        f"it anywhere egress allows; bind it to the hosts that need it ({entry}@HOST|HOST)"
+        for entry in unbound_secret_grants(entries)
+    ]
+
+
+def unavailable_message(name: str) -> str:
+    """One message for a variable that is not set, one that may not be read, and one that
+    may not go to this request's host, so that the answer tells nothing about what exists
+    or where it may go."""
+    return (
+        f"environment variable {name} is not available: it is not set here, or "
+        "PERDURE_SECRET_ENV does not let definitions send it to this URL's host"
+    )
+
+
+class SecretEnviron(Mapping[str, str]):
+    """The environment as a definition may see it in a request to `url`: only the names
+    the operator grants (`PERDURE_SECRET_ENV`, never `NEVER_SECRET_ENV`) to that URL's
+    host, for `tenant_id`. A refused name reads as absent, and its value is never looked
+    up. Without a `url`, bound grants read nothing; without a `tenant_id`, grants with
+    `{tenant}` read nothing."""
+
+    def __init__(
+        self,
+        grants: Iterable[str | SecretGrant],
+        source: Mapping[str, str] | None = None,
+        *,
+        url: str | httpx.URL | None = None,
+        tenant_id: str | None = None,
+    ) -> None:
+        self.grants = tuple(
+            g if isinstance(g, SecretGrant) else SecretGrant.parse(g) for g in grants
+        )
+        self.source = os.environ if source is None else source
+        self.url = url
+        self.target = None if url is None else Target.of(url)
+        self.tenant_id = tenant_id
+
+    def to(self, url: str | httpx.URL) -> SecretEnviron:
+        """The same grants for a request to `url` instead."""
+        return SecretEnviron(self.grants, self.source, url=url, tenant_id=self.tenant_id)
+
+    def readable(self, name: str) -> bool:
+        if never_readable(name):
+            return False
+        return any(
+            grant.names(name, self.tenant_id) and grant.sends_to(self.target)
+            for grant in self.grants
+        )
+
+    def __getitem__(self, name: str) -> str:
+        if not self.readable(name):
+            raise KeyError(name)
+        return self.source[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name in list(self.source) if self.readable(name))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 # -- model replies -----------------------------------------------------------------------
@@ -293,8 +553,9 @@ MAX_MODEL_REPLY_BYTES = 1024 * 1024 * 1024
 @dataclass(frozen=True)
 class Capabilities:
     """The operator's grants, from the settings (`Capabilities()` is the default:
-    the demo tools, `*_API_KEY`, any address but metadata, no scripted model, model
-    replies of up to 8 MiB)."""
+    the demo tools, OPENAI_API_KEY to api.openai.com and ANTHROPIC_API_KEY to
+    api.anthropic.com, any address but metadata, no scripted model, model replies of up
+    to 8 MiB)."""
 
     python_tools: tuple[str, ...] = DEFAULT_PYTHON_TOOLS
     secret_env: tuple[str, ...] = DEFAULT_SECRET_ENV
@@ -312,8 +573,15 @@ class Capabilities:
             model_reply_bytes=settings.max_model_reply_bytes,
         )
 
-    def secrets(self, source: Mapping[str, str] | None = None) -> SecretEnviron:
-        return SecretEnviron(self.secret_env, source)
+    def secrets(
+        self,
+        url: str | httpx.URL | None = None,
+        *,
+        tenant_id: str | None = None,
+        source: Mapping[str, str] | None = None,
+    ) -> SecretEnviron:
+        """What a request to `url` may carry for `tenant_id` (see `SecretEnviron`)."""
+        return SecretEnviron(self.secret_env, source, url=url, tenant_id=tenant_id)
 
     def python_refusal(self, path: str) -> str | None:
         module = path.partition(":")[0]
@@ -332,9 +600,12 @@ class Capabilities:
             return f"{path} is defined in {home}, which is not in PERDURE_PYTHON_TOOLS"
         return None
 
-    def definition_problems(self, definition: AgentDefinition) -> list[dict[str, Any]]:
-        """What in `definition` the operator has not granted, as validation errors
-        (`loc`, `type`, `msg`) in the shape of FastAPI's 422s."""
+    def definition_problems(
+        self, definition: AgentDefinition, tenant_id: str | None = None
+    ) -> list[dict[str, Any]]:
+        """What in `definition` (of `tenant_id`, for grants with `{tenant}`) the operator
+        has not granted, as validation errors (`loc`, `type`, `msg`) in the shape of
+        FastAPI's 422s. A variable is checked against the URL it would be sent to."""
         problems: list[dict[str, Any]] = []
 
         def add(loc: tuple[Any, ...], kind: str, message: str) -> None:
@@ -352,7 +623,8 @@ class Capabilities:
             refusal = self.egress.url_refusal(model.base_url)
             if refusal:
                 add(("model", "base_url"), "egress_refused", refusal)
-            if model.api_key_env and model.api_key_env not in self.secrets():
+            secrets = self.secrets(model.base_url, tenant_id=tenant_id)
+            if model.api_key_env and model.api_key_env not in secrets:
                 add(
                     ("model", "api_key_env"),
                     "env_unavailable",
@@ -368,9 +640,10 @@ class Capabilities:
                 refusal = self.egress.url_refusal(executor.url)
                 if refusal:
                     add(("tools", index, "executor", "url"), "egress_refused", refusal)
+                secrets = self.secrets(executor.url, tenant_id=tenant_id)
                 for name, value in executor.headers.items():
                     where = ("tools", index, "executor", "headers", name)
-                    if isinstance(value, EnvValue) and value.env not in self.secrets():
+                    if isinstance(value, EnvValue) and value.env not in secrets:
                         add(where, "env_unavailable", unavailable_message(value.env))
                     if isinstance(value, str) and value == REDACTED and is_secret_header(name):
                         add(

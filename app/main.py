@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from app import __version__
+from app import __version__, capabilities
 from app.api import problems
 from app.api.limits import BodySizeLimit
 from app.api.routes import agents, approvals, health, history, keys, runs, sessions
@@ -43,6 +43,8 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if not settings.database_url:
             raise RuntimeError("DATABASE_URL is not set")
+        for warning in capabilities.unbound_grant_warnings(settings.secret_env):
+            log.warning("%s", warning)
         app.state.engine = create_engine(settings.database_url, settings)
         pool = WorkerPool(settings, concurrency=pool_concurrency) if pool_concurrency else None
         if pool is not None:

@@ -64,8 +64,10 @@ class Settings(BaseSettings):
     # Lists are comma-separated in the environment. Module prefixes whose functions may
     # be `python` tools (whole module names: `tests` allows `tests.tools`).
     python_tools: Annotated[tuple[str, ...], NoDecode] = capabilities.DEFAULT_PYTHON_TOOLS
-    # Environment variables (names or globs) that `api_key_env` and `{"env": ...}`
-    # headers may read; capabilities.NEVER_SECRET_ENV are refused whatever this says.
+    # Environment variables that `api_key_env` and `{"env": ...}` headers may send, and
+    # where: `GLOB@HOST|HOST…` (names or globs, `{tenant}` for the caller's tenant; hosts,
+    # `*.domain`, `HOST:PORT`, `HOST:*`); without `@` anywhere, warned of at start.
+    # capabilities.NEVER_SECRET_ENV are refused whatever this says.
     secret_env: Annotated[tuple[str, ...], NoDecode] = capabilities.DEFAULT_SECRET_ENV
     # Where http tools and models may connect: empty = anywhere but link-local and cloud
     # metadata (always refused); else only these host names, *.domains, addresses, CIDRs.
@@ -97,8 +99,8 @@ class Settings(BaseSettings):
 
     @field_validator("secret_env")
     @classmethod
-    def _env_globs(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(capabilities.check_env_glob(glob) for glob in value)
+    def _secret_grants(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(capabilities.check_secret_grant(entry) for entry in value)
 
     @field_validator("egress")
     @classmethod

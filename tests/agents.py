@@ -5,11 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 # What the operator grants the test suite (app/capabilities.py): the tests' own python
-# tools (`tests.tools:*`) beside the demo ones, and the scripted model. As environment
-# variables for worker and server processes; `make_settings` gives the same in-process.
+# tools (`tests.tools:*`) beside the demo ones, the scripted model, and the tests' keys
+# (TEST_OPENAI_API_KEY, TEST_TOOL_API_KEY, ...) bound to the local fake servers on any
+# port. As environment variables for worker and server processes; `make_settings` gives
+# the same in-process.
 GRANTS_ENV = {
     "PERDURE_PYTHON_TOOLS": "app.tools.demo,tests",
     "PERDURE_SCRIPTED_MODEL": "true",
+    "PERDURE_SECRET_ENV": "TEST_*_API_KEY@127.0.0.1:*",
 }
 
 OBJECT = {"type": "object"}

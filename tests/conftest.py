@@ -53,6 +53,7 @@ def make_settings(database_url: str, **overrides: Any) -> Settings:
         "shutdown_grace_s": 2.0,
         "python_tools": GRANTS_ENV["PERDURE_PYTHON_TOOLS"],
         "scripted_model": GRANTS_ENV["PERDURE_SCRIPTED_MODEL"] == "true",
+        "secret_env": GRANTS_ENV["PERDURE_SECRET_ENV"],
         **overrides,
     }
     return Settings(**values)

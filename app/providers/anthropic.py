@@ -58,7 +58,7 @@ class AnthropicMessages:
         self.url = endpoint(spec.base_url, "/v1/messages")
 
     async def generate(self, request: ModelRequest) -> ModelReply:
-        key = read_api_key(self.spec.api_key_env, self.environ)
+        key = read_api_key(self.spec.api_key_env, self.environ, self.url)
         headers = {"anthropic-version": API_VERSION}
         if key is not None:
             headers["x-api-key"] = key

@@ -17,6 +17,7 @@ failure is classified the same way whichever vendor it came from:
 | raw or inflated, or a Content-Length over it    | `response_too_large` | no        |
 | `api_key_env` names a variable that is not set  | `api_key_missing`    | no        |
 | (or one PERDURE_SECRET_ENV does not grant)      | `api_key_missing`    | no        |
+| (or not to this URL's host, or this tenant)     | `api_key_missing`    | no        |
 | the address is refused by PERDURE_EGRESS        | `egress_refused`     | no        |
 
 A reply is read as it arrives and never held beyond the cap (`app.http_body`): past it
@@ -82,23 +83,35 @@ def endpoint(base_url: str, path: str) -> httpx.URL:
     return base.copy_with(path=base.path.rstrip("/") + path)
 
 
-def read_api_key(env_name: str | None, environ: Mapping[str, str] | None) -> str | None:
-    """The key from the named environment variable, read now (None when no key is used).
+def read_api_key(
+    env_name: str | None,
+    environ: Mapping[str, str] | None,
+    url: httpx.URL | str | None = None,
+) -> str | None:
+    """The key from the named environment variable, read now for a request to `url`
+    (None when no key is used).
 
     `environ` is what the operator lets definitions read (`Capabilities.secrets()`, which
-    `build_model` passes); None means the default grant (`*_API_KEY`, never Perdure's
-    own or the machine's credentials), not the whole environment. A variable outside it
-    is never looked up, and fails exactly as an unset one does.
+    `build_model` passes, for the run's tenant); it is narrowed to `url`, the URL about to
+    be requested, so a key bound to other hosts is not read. None means the default grant
+    (OPENAI_API_KEY to api.openai.com, ANTHROPIC_API_KEY to api.anthropic.com), not the
+    whole environment. Any other mapping is taken as granted for this request (tests).
+    A variable outside the grant is never looked up, and fails exactly as an unset one.
     """
     if env_name is None:
         return None
-    source = SecretEnviron(DEFAULT_SECRET_ENV) if environ is None else environ
+    if environ is None:
+        source: Mapping[str, str] = SecretEnviron(DEFAULT_SECRET_ENV, url=url)
+    elif isinstance(environ, SecretEnviron) and url is not None:
+        source = environ.to(url)
+    else:
+        source = environ
     value = source.get(env_name)
     if not value:
         raise ModelError(
             f"the environment variable {env_name} (the model's api_key_env) is not set "
             "or empty in the worker's environment, or PERDURE_SECRET_ENV does not let "
-            "definitions read it",
+            "definitions send it to this URL's host",
             retryable=False,
             code="api_key_missing",
         )
@@ -280,6 +293,9 @@ async def post_json(
                 json=body,
                 headers={**headers, "Accept-Encoding": ACCEPT_ENCODING},
                 timeout=httpx.Timeout(timeout_s),
+                # Never a redirect, whatever the client's default: the key was read for
+                # this URL's host, and its target would get it unchecked.
+                follow_redirects=False,
             ) as response,
         ):
             if response.is_success:

@@ -55,7 +55,7 @@ class OpenAIChat:
         self.url = endpoint(spec.base_url, "/chat/completions")
 
     async def generate(self, request: ModelRequest) -> ModelReply:
-        key = read_api_key(self.spec.api_key_env, self.environ)
+        key = read_api_key(self.spec.api_key_env, self.environ, self.url)
         headers = {"Authorization": f"Bearer {key}"} if key is not None else {}
         return await post_json(
             self.client,

@@ -299,6 +299,8 @@ api_keys = Table(
     Column("name", Text, nullable=False),
     # The key's first characters, shown to identify it (`perdure keys revoke PREFIX`).
     Column("prefix", Text, nullable=False, unique=True),
+    # The operator-made key this one descends from (itself if operator-made).
+    Column("root_prefix", Text, nullable=False),
     Column("key_hash", Text, nullable=False, unique=True),
     Column("scopes", ARRAY(Text), nullable=False),
     _created(),
@@ -312,8 +314,6 @@ Index("ix_api_keys_tenant_id", api_keys.c.tenant_id, api_keys.c.created_at)
 audit_events = Table(
     "audit_events",
     metadata,
-    # The operator-made key this one descends from (itself if operator-made).
-    Column("root_prefix", Text, nullable=False),
     Column("id", BigInteger, primary_key=True, autoincrement=True),
     Column("tenant_id", Text, nullable=False),
     Column("action", Text, nullable=False),

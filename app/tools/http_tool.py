@@ -29,7 +29,7 @@ RETRY_BASE_S = 0.2
 
 def missing_header_variables(executor: HttpExecutor, secrets: Mapping[str, str]) -> list[str]:
     """`{"env": NAME}` headers whose variable `secrets` does not hold (unset, or one the
-    operator does not let definitions read: the same answer for both)."""
+    operator does not let this tenant send to this URL's host: the same answer for all)."""
     return [
         value.env
         for value in executor.headers.values()
@@ -61,7 +61,9 @@ class HttpTools:
         refusal = self.capabilities.egress.url_refusal(executor.url)
         if refusal is not None:
             return ToolOutcome.error("egress_refused", refusal)
-        secrets = self.capabilities.secrets()
+        # The variables the operator lets this tenant send to this URL's host: checked
+        # on the URL about to be requested (no redirect is followed: see `_attempt`).
+        secrets = self.capabilities.secrets(executor.url, tenant_id=context.tenant_id)
         missing = missing_header_variables(executor, secrets)
         if missing:
             return ToolOutcome.error("configuration", unavailable_message(missing[0]))
@@ -94,8 +96,15 @@ class HttpTools:
         self, executor: HttpExecutor, body: dict[str, Any], headers: dict[str, str]
     ) -> tuple[ToolOutcome, bool]:
         try:
+            # Never a redirect, whatever the client's default: its target would get the
+            # headers (secrets bound to this URL's host among them) unchecked.
             async with self.client.stream(
-                "POST", executor.url, json=body, headers=headers, timeout=executor.timeout_s
+                "POST",
+                executor.url,
+                json=body,
+                headers=headers,
+                timeout=executor.timeout_s,
+                follow_redirects=False,
             ) as response:
                 raw = await read_capped(response, executor.max_response_bytes)
         except EgressRefused as exc:

@@ -291,7 +291,12 @@ class WorkerPool:
             loop = AgentLoop(
                 loaded.state,
                 loaded.agent,
-                build_model(loaded.agent.model, self.http, self.capabilities),
+                build_model(
+                    loaded.agent.model,
+                    self.http,
+                    self.capabilities,
+                    tenant_id=loaded.state.tenant_id,
+                ),
                 self.tools,
                 FencedJournal(self.engine, run_id, control.lease_token),
                 control,

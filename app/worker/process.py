@@ -6,6 +6,7 @@ import asyncio
 import logging
 import signal
 
+from app import capabilities
 from app.settings import Settings
 from app.worker.pool import WorkerPool
 
@@ -13,6 +14,8 @@ log = logging.getLogger("perdure.worker")
 
 
 async def serve_worker(settings: Settings) -> None:
+    for warning in capabilities.unbound_grant_warnings(settings.secret_env):
+        log.warning("%s", warning)
     pool = WorkerPool(settings)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

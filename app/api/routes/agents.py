@@ -24,12 +24,13 @@ from app.store import agents as store
 router = APIRouter(prefix="/v1/agents", tags=["agents"])
 
 
-def check_grants(definition: AgentDefinition, settings: Settings) -> None:
+def check_grants(definition: AgentDefinition, settings: Settings, tenant_id: str) -> None:
     """Refuse now what the operator does not grant (app/capabilities.py): python modules,
-    secret variables (a refused one and an unset one get the same message: no oracle),
-    egress, the scripted model. Workers check again at call time.
+    secret variables for this tenant and the URL each would go to (a refused one, one
+    bound elsewhere and an unset one get the same message: no oracle), egress, the
+    scripted model. Workers check again at call time.
     """
-    problems = Capabilities.of(settings).definition_problems(definition)
+    problems = Capabilities.of(settings).definition_problems(definition, tenant_id)
     if problems:
         first = problems[0]
         where = ".".join(first["loc"][1:])
@@ -42,7 +43,7 @@ async def create_agent(
 ) -> AgentOut:
     """Define an agent (version 1)."""
     definition = AgentDefinition.model_validate(body.model_dump(exclude={"id"}))
-    check_grants(definition, settings)
+    check_grants(definition, settings, principal.tenant_id)
     async with engine.begin() as conn:
         agent = await store.create_agent(conn, principal.tenant_id, body.id, definition)
     return AgentOut.of(agent)
@@ -69,6 +70,6 @@ async def put_agent(
     principal: AgentsWrite,
 ) -> AgentOut:
     """Make a new version. Sessions already started keep the version they started with."""
-    check_grants(body, settings)
+    check_grants(body, settings, principal.tenant_id)
     async with engine.begin() as conn:
         return AgentOut.of(await store.add_version(conn, principal.tenant_id, agent_id, body))
