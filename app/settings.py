@@ -47,6 +47,9 @@ class Settings(BaseSettings):
     model_max_attempts: int = Field(default=8, ge=1)
     retry_base_s: float = Field(default=1.0, gt=0)
     retry_max_s: float = Field(default=300.0, gt=0)
+    # Poison runs: a run whose worker died while driving it is driven alone until it makes
+    # progress; after this many deaths while driven alone it is failed (`poison_run`).
+    poison_max_deaths: int = Field(default=3, ge=1)
 
     # Retention: workers prune the history of sessions finished longer ago than this.
     retention_days: float | None = Field(default=None, gt=0)

@@ -88,3 +88,23 @@ def sleep_sync(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any
 
     time.sleep(float(arguments["seconds"]))
     return {"slept": arguments["seconds"]}
+
+
+# -- a poison run: a tool that kills the worker running it ----------------------------------
+
+
+def kill_worker(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    """SIGKILLs the process running it (no cleanup, like an OOM kill or a segfault in a
+    native library), unless the file `cured` names exists. Each call first appends a line
+    (pid, session, token) to the file `log` names, so a test can count them."""
+    import json
+    import os
+    import signal
+
+    with open(arguments["log"], "a") as log:
+        seen = {"pid": os.getpid(), "session": context.session_id, "token": context.lease_token}
+        log.write(json.dumps(seen) + "\n")
+    if os.path.exists(arguments["cured"]):
+        return {"cured": True}
+    os.kill(os.getpid(), signal.SIGKILL)
+    raise AssertionError("unreachable: the process is gone")

@@ -245,3 +245,11 @@ class CheckpointWrite:
     delay_s: float = 0.0
     save: bool = True
     fingerprint: str | None = None
+
+    @property
+    def progress(self) -> bool:
+        """Whether this write moves the run on: a checkpoint (input, a turn, results), or a
+        status that ends or pauses it. A lease hand-back, a retry back-off or an intent
+        record does not; a run under suspicion of killing its workers is cleared by progress.
+        """
+        return self.save or self.status not in (RunStatus.RUNNING, RunStatus.QUEUED)

@@ -76,7 +76,8 @@ class Control(Protocol):
     def stop_reason(self) -> StopReason | None: ...
 
     def draining(self) -> bool:
-        """This worker is shutting down gracefully: stop at the next step boundary."""
+        """Hand the run back at the next step boundary: the worker is shutting down
+        gracefully, or it drove this run alone only until it made progress."""
         ...
 
     def lease_ok(self) -> bool:

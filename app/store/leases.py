@@ -20,45 +20,95 @@ from app.domain.run import CheckpointWrite, RunStatus
 from app.errors import LeaseLost
 from app.store.notify import NOTIFY
 
-CLAIM_RUNS = text("""
-WITH candidates AS (
-    -- Ready runs: queued and past any back-off, or running under a lease that expired
-    -- (its worker died). Only the oldest active run of a session is eligible, so a
-    -- session runs one turn at a time, in send order.
+# Only the oldest active run of a session is claimable, so a session runs one turn at a
+# time, in send order.
+_FIRST_OF_SESSION = """
+       NOT EXISTS (SELECT 1 FROM runs earlier
+                    WHERE earlier.tenant_id = r.tenant_id
+                      AND earlier.session_id = r.session_id
+                      AND earlier.seq < r.seq
+                      AND earlier.status IN ('queued', 'running', 'awaiting_approval',
+                                             'awaiting_tool_results'))"""
+
+# A run under suspicion of killing its workers: `running` with an expired lease or a free
+# liveness lock (its worker died while driving it; the lock is only a hint, the fencing
+# token still guards every write), or queued with `suspect` still set (no progress since).
+_UNDER_SUSPICION = f"""
+       ((r.status = 'running'
+         AND (r.lease_expires_at < clock_timestamp()
+              OR (r.lease_owner <> :owner
+                  AND pg_try_advisory_xact_lock(hashtextextended(r.lease_owner, 0)))))
+        OR (r.status = 'queued' AND r.suspect AND r.not_before <= clock_timestamp()))
+   AND {_FIRST_OF_SESSION}"""
+
+# Composed of the constant fragments above, no input: one definition of "under suspicion"
+# for the run an idle worker takes and for what keeps busy workers from claiming.
+CLAIM_RUNS = text(f"""
+WITH suspect AS (
+    -- A run under suspicion is driven alone, so that a death can be charged to it: only
+    -- an idle worker (:idle) claims one, and then nothing beside it. Taken from a dead
+    -- worker that was already driving it alone, it is charged that death; past
+    -- :max_deaths it is failed instead of driven. Fewest deaths first: the likely
+    -- innocent are cleared (and the fleet back to normal) before the likely poison
+    -- kills more workers.
     -- SKIP LOCKED: claimers never wait on each other, and never take the same row.
-    SELECT r.id
+    SELECT r.id,
+           r.status = 'running' AS died,
+           r.status = 'running' AND r.suspect AND r.deaths + 1 >= :max_deaths AS poisoned
       FROM runs r
-     WHERE ((r.status = 'queued' AND r.not_before <= clock_timestamp())
-            OR (r.status = 'running'
-                AND (r.lease_expires_at < clock_timestamp()
-                     -- Fast takeover: the holder's liveness lock is free, so the
-                     -- connection it holds it on is gone (the process died). Only a hint:
-                     -- the fencing token still guards every write.
-                     OR (r.lease_owner <> :owner
-                         AND pg_try_advisory_xact_lock(hashtextextended(r.lease_owner, 0))))))
-       AND NOT EXISTS (
-            SELECT 1 FROM runs earlier
-             WHERE earlier.tenant_id = r.tenant_id
-               AND earlier.session_id = r.session_id
-               AND earlier.seq < r.seq
-               AND earlier.status IN ('queued', 'running', 'awaiting_approval',
-                                      'awaiting_tool_results'))
+     WHERE :idle AND {_UNDER_SUSPICION}
+     ORDER BY r.deaths, r.not_before
+     LIMIT 1
+       FOR UPDATE OF r SKIP LOCKED
+), waiting AS (
+    -- What a busy worker looks for, without taking it: is any run under suspicion?
+    SELECT 1 FROM runs r WHERE NOT :idle AND {_UNDER_SUSPICION} LIMIT 1
+), ready AS (
+    -- Ordinary runs: queued and past any back-off. None while a suspect waits: busy
+    -- workers then start nothing new, so the first to run out of runs takes it.
+    SELECT r.id, false AS died, false AS poisoned
+      FROM runs r
+     WHERE r.status = 'queued' AND NOT r.suspect AND r.not_before <= clock_timestamp()
+       AND NOT EXISTS (SELECT 1 FROM suspect)
+       AND NOT EXISTS (SELECT 1 FROM waiting)
+       AND {_FIRST_OF_SESSION}
      ORDER BY r.not_before
      LIMIT :limit
        FOR UPDATE OF r SKIP LOCKED
+), chosen AS (
+    SELECT * FROM suspect UNION ALL SELECT * FROM ready
 )
--- Every claim bumps the fencing token; each later write of the run must present it.
+-- Every claim bumps the fencing token; each later write of the run must present it. A
+-- poisoned run's failure is such a write: whoever drove it last is fenced out.
 UPDATE runs r
-   SET status = 'running',
-       lease_owner = :owner,
+   SET status = CASE WHEN c.poisoned THEN 'failed' ELSE 'running' END,
+       lease_owner = CASE WHEN c.poisoned THEN NULL ELSE :owner END,
        lease_token = r.lease_token + 1,
-       lease_expires_at = clock_timestamp() + make_interval(secs => :ttl),
-       claims = r.claims + 1,
+       lease_expires_at = CASE WHEN c.poisoned THEN NULL
+                               ELSE clock_timestamp() + make_interval(secs => :ttl) END,
+       claims = r.claims + CASE WHEN c.poisoned THEN 0 ELSE 1 END,
+       -- Its worker died driving it: under suspicion until it makes progress (the fenced
+       -- checkpoint clears it). A death while it was driven alone is its own doing.
+       suspect = r.suspect OR c.died,
+       deaths = r.deaths + CASE WHEN c.died AND r.suspect THEN 1 ELSE 0 END,
+       last_error = CASE WHEN c.poisoned THEN jsonb_build_object(
+                        'code', 'poison_run',
+                        'retryable', false,
+                        'deaths', r.deaths + 1,
+                        'message', format('the run killed its worker %s while driven alone '
+                                          '(PERDURE_POISON_MAX_DEATHS is %s); resume it to '
+                                          'try again',
+                                          CASE WHEN r.deaths = 0 THEN 'once'
+                                               ELSE (r.deaths + 1) || ' times' END,
+                                          :max_deaths))
+                         ELSE r.last_error END,
+       finish_reason = CASE WHEN c.poisoned THEN 'error' ELSE r.finish_reason END,
+       finished_at = CASE WHEN c.poisoned THEN clock_timestamp() ELSE r.finished_at END,
        updated_at = clock_timestamp()
-  FROM candidates c
+  FROM chosen c
  WHERE r.id = c.id
-RETURNING r.id, r.lease_token
-""")
+RETURNING r.id, r.lease_token, r.suspect, r.deaths, c.poisoned
+""")  # noqa: S608
 
 # Held by each worker, for its whole life, on its dedicated heartbeat connection. Postgres
 # releases it the moment that connection drops, which tells claimers the worker is gone.
@@ -113,6 +163,9 @@ WITH fence AS (
            -- partial index), and leaving it alone keeps these updates HOT.
            not_before = CASE WHEN :keep_lease THEN not_before
                              ELSE clock_timestamp() + make_interval(secs => :delay_s) END,
+           -- Progress clears a run under suspicion (a no-op, and still HOT, for others).
+           suspect = suspect AND NOT :progress,
+           deaths = CASE WHEN :progress THEN 0 ELSE deaths END,
            lease_owner = CASE WHEN :keep_lease THEN lease_owner END,
            lease_expires_at = CASE WHEN :keep_lease THEN lease_expires_at END,
            finished_at = CASE WHEN :terminal THEN clock_timestamp() END,
@@ -185,6 +238,12 @@ CHECKPOINT_PSYCOPG = re.sub(r"(?<![:\w]):(\w+)", r"%(\1)s", CHECKPOINT_SQL)
 class Claim:
     run_id: UUID
     lease_token: int
+    # Under suspicion of killing its workers: drive it alone until it makes progress.
+    suspect: bool = False
+    # Workers that died while driving it alone (since its last progress).
+    deaths: int = 0
+    # Past the limit of deaths: failed (`poison_run`) by the claim, not to be driven.
+    poisoned: bool = False
 
 
 @dataclass(frozen=True)
@@ -194,10 +253,33 @@ class Renewal:
     cancel_requested: bool
 
 
-async def claim_runs(conn: AsyncConnection, *, owner: str, limit: int, ttl_s: float) -> list[Claim]:
-    """Claim up to `limit` runs for `owner`, each with a fresh fencing token."""
-    result = await conn.execute(CLAIM_RUNS, {"owner": owner, "limit": limit, "ttl": ttl_s})
-    return [Claim(row.id, row.lease_token) for row in result]
+async def claim_runs(
+    conn: AsyncConnection,
+    *,
+    owner: str,
+    limit: int,
+    ttl_s: float,
+    idle: bool,
+    max_deaths: int,
+) -> list[Claim]:
+    """Claim runs for `owner`, each with a fresh fencing token.
+
+    An `idle` owner (driving no run) takes one run under suspicion if one waits, and then
+    nothing else; otherwise, and for a busy owner, up to `limit` ordinary runs, but none
+    while a suspect waits. A suspect that already killed `max_deaths - 1` workers driven
+    alone is failed instead (a claim with `poisoned` set: not the owner's to drive).
+    """
+    result = await conn.execute(
+        CLAIM_RUNS,
+        {
+            "owner": owner,
+            "limit": limit,
+            "ttl": ttl_s,
+            "idle": idle,
+            "max_deaths": max_deaths,
+        },
+    )
+    return [Claim(row.id, row.lease_token, row.suspect, row.deaths, row.poisoned) for row in result]
 
 
 async def hold_liveness(conn: AsyncConnection, *, owner: str) -> None:
@@ -261,6 +343,7 @@ async def write_checkpoint(
         "finish_reason": write.finish_reason,
         "delay_s": float(write.delay_s),
         "keep_lease": write.status is RunStatus.RUNNING,
+        "progress": write.progress,
         "terminal": write.status in (RunStatus.FINISHED, RunStatus.FAILED, RunStatus.CANCELLED),
         "checkpoint_seq": write.checkpoint_seq,
         "message_count": write.message_count,

@@ -112,7 +112,8 @@ class SendCommand:
 RUN_COLUMNS = [
     c
     for c in runs.c
-    if not c.name.startswith("lease_") and c.name not in ("claims", "request_fingerprint")
+    if not c.name.startswith("lease_")
+    and c.name not in ("claims", "request_fingerprint", "suspect", "deaths")
 ]
 
 
@@ -396,6 +397,9 @@ async def _cancel(conn: AsyncConnection, run: RunRecord) -> None:
 async def resume(conn: AsyncConnection, tenant_id: str, run_id: UUID) -> RunRecord:
     """Queue a failed run again, continuing from its checkpoint with its remaining budget.
 
+    A run failed as poison (`poison_run`) gets a fresh count of deaths; it stays under
+    suspicion, so it is driven alone again until it makes progress.
+
     Raises:
         RunNotResumable: the run has not failed, or a later run of its session exists.
     """
@@ -435,6 +439,7 @@ async def resume(conn: AsyncConnection, tenant_id: str, run_id: UUID) -> RunReco
             ),
             finished_at=None,
             finish_reason=None,
+            deaths=0,
             updated_at=func.now(),
         )
     )

@@ -145,6 +145,12 @@ runs = Table(
     Column("cancel_requested", Boolean, nullable=False, server_default=text("false")),
     # How many times a worker claimed it: a run that keeps killing workers shows here.
     Column("claims", Integer, nullable=False, server_default=text("0")),
+    # Under suspicion of killing its workers: taken from a worker that died while driving
+    # it, and no progress since. Only an idle worker claims it, and nothing beside it.
+    Column("suspect", Boolean, nullable=False, server_default=text("false")),
+    # Workers that died while driving it alone since its last progress; at
+    # PERDURE_POISON_MAX_DEATHS the claim fails it (`poison_run`) instead of driving it.
+    Column("deaths", Integer, nullable=False, server_default=text("0")),
     Column("lease_owner", Text, nullable=True),
     Column("lease_token", BigInteger, nullable=False, server_default=text("0")),
     # Deliberately not indexed: heartbeats then stay HOT updates.
@@ -158,11 +164,18 @@ runs = Table(
     _session_fk(),
 )
 
-# The claim query scans only claimable rows, in the order it serves them.
+# The claim takes ordinary runs from the queued ones only, in the order it serves them.
 Index(
     "ix_runs_claimable",
     runs.c.not_before,
-    postgresql_where=text("status IN ('queued', 'running')"),
+    postgresql_where=text("status = 'queued'"),
+)
+# Where a claim looks for runs under suspicion: running ones (is their worker dead?) and
+# queued suspects; never the backlog of ordinary queued runs, however long it is.
+Index(
+    "ix_runs_suspect",
+    runs.c.not_before,
+    postgresql_where=text("status = 'running' OR (status = 'queued' AND suspect)"),
 )
 # The ops list: a tenant's, by status, newest first, keyset-paginated on (created_at, id).
 Index(

@@ -3,6 +3,11 @@
 Three loops: the claimer (claims as many runs as there are free slots, woken by
 NOTIFY or a jittered poll), the heartbeat (one statement renews every lease, on its own
 connection so a busy pool never starves it), and one task per run driving the engine.
+
+A run under suspicion of killing its workers (taken from a worker that died driving it)
+is claimed only when the pool drives nothing else, and drives alone: the pool claims
+nothing more until that run made progress, then hands it back to the fleet as an
+ordinary run and is free for the next suspect (docs/design.md, "Poison runs").
 """
 
 from __future__ import annotations
@@ -79,6 +84,11 @@ class RunControl:
     # Monotonic time the last successful renewal was *sent*: the database computed the
     # expiry after that, so `renewed_at + ttl` never overestimates the lease.
     renewed_at: float = field(default_factory=time.monotonic)
+    # Claimed under suspicion: driven alone (the pool claims nothing beside it).
+    solo: bool = False
+    # A solo run that made progress (the save cleared its suspicion): hand it back at the
+    # next step boundary, so the pool is free again for the next suspect.
+    cleared: bool = False
     _reason: StopReason | None = None
     _stopped: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -91,7 +101,13 @@ class RunControl:
         return self._reason
 
     def draining(self) -> bool:
-        return self.pool_draining.is_set()
+        return self.pool_draining.is_set() or self.cleared
+
+    def progressed(self) -> None:
+        """A save of this run moved it on: if it was under suspicion, it no longer is."""
+        if self.solo and not self.cleared:
+            self.cleared = True
+            log.info("run %s made progress driven alone: no longer suspect", self.run_id)
 
     def lease_left(self) -> float:
         return self.renewed_at + self.ttl_s - time.monotonic()
@@ -108,16 +124,20 @@ class RunControl:
 class FencedJournal:
     """The engine's journal: every save is one fenced transaction."""
 
-    def __init__(self, engine: AsyncEngine, run_id: UUID, token: int) -> None:
+    def __init__(self, engine: AsyncEngine, control: RunControl) -> None:
         self.engine = engine
-        self.run_id = run_id
-        self.token = token
+        self.control = control
+        self.run_id = control.run_id
+        self.token = control.lease_token
 
     async def save(self, write: CheckpointWrite) -> None:
-        # One statement, atomic by itself: autocommit spares a BEGIN and a COMMIT.
+        # One statement, atomic by itself: autocommit spares a BEGIN and a COMMIT. It also
+        # clears the run's suspicion when the write is progress (write.progress).
         async with self.engine.connect() as raw:
             conn = await raw.execution_options(isolation_level="AUTOCOMMIT")
             await leases.write_checkpoint(conn, run_id=self.run_id, token=self.token, write=write)
+        if write.progress:
+            self.control.progressed()
         if write.calls:
             faults.point("after_turn_commit")
         elif write.settlements:
@@ -222,32 +242,58 @@ class WorkerPool:
                     log.warning(
                         "approval expiry failed: %s (%s)", unavailable_reason(exc), _first_line(exc)
                     )
-            free = self.concurrency - len(self._tasks)
-            claimed = 0
+            # A run driven alone (under suspicion) has the pool to itself.
+            solo = any(control.solo for control in self.active.values())
+            free = 0 if solo else self.concurrency - len(self._tasks)
+            again = False
             if free > 0:
                 try:
-                    claimed = await self._claim(free)
+                    again = await self._claim(free)
                 except DB_UNAVAILABLE as exc:
                     log.warning("claim failed: %s (%s)", unavailable_reason(exc), _first_line(exc))
-            if free > 0 and claimed == free:
+            if again:
                 continue  # there may be more ready right now
             self._wake.clear()
             jitter = self.settings.poll_interval_s * random.uniform(0.8, 1.2)
             with suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=jitter)
 
-    async def _claim(self, limit: int) -> int:
+    async def _claim(self, limit: int) -> bool:
+        """Claim up to `limit` runs; True when it is worth claiming again at once."""
         if not self._alive.is_set():
-            return 0  # without our liveness lock, others could take what we claim
+            return False  # without our liveness lock, others could take what we claim
         async with self.engine.begin() as conn:
             # After the checkout (it may wait PERDURE_POOL_TIMEOUT_S, which would shorten
             # the lease the run starts with), before the claim: the database computed the
             # expiry after this, never before.
             sent_at = time.monotonic()
             claims = await leases.claim_runs(
-                conn, owner=self.owner, limit=limit, ttl_s=self.settings.lease_ttl_s
+                conn,
+                owner=self.owner,
+                limit=limit,
+                ttl_s=self.settings.lease_ttl_s,
+                # Only a pool that drives nothing may take a run under suspicion.
+                idle=not self._tasks,
+                max_deaths=self.settings.poison_max_deaths,
             )
+        again = len(claims) == limit
         for claim in claims:
+            if claim.poisoned:
+                log.warning(
+                    "run %s failed: poison_run: its worker died %d times while it was driven "
+                    "alone (PERDURE_POISON_MAX_DEATHS); resume it to try again",
+                    claim.run_id,
+                    claim.deaths,
+                )
+                again = True  # still idle: there may be more waiting
+                continue
+            if claim.suspect:
+                log.warning(
+                    "run %s is under suspicion (a worker died driving it; %d deaths while "
+                    "driven alone): driving it alone",
+                    claim.run_id,
+                    claim.deaths,
+                )
             faults.point("after_claim")
             control = RunControl(
                 claim.run_id,
@@ -256,6 +302,7 @@ class WorkerPool:
                 self.settings.lease_margin_s,
                 self._draining,
                 sent_at,
+                solo=claim.suspect,
             )
             previous = self._tasks.get(claim.run_id)
             if previous is not None:
@@ -264,7 +311,7 @@ class WorkerPool:
                 self.active[claim.run_id].stop(StopReason.LEASE_LOST)
             self.active[claim.run_id] = control
             self._tasks[claim.run_id] = asyncio.create_task(self._drive(control, previous))
-        return len(claims)
+        return again
 
     async def _prune(self, days: float) -> None:
         try:
@@ -298,7 +345,7 @@ class WorkerPool:
                     tenant_id=loaded.state.tenant_id,
                 ),
                 self.tools,
-                FencedJournal(self.engine, run_id, control.lease_token),
+                FencedJournal(self.engine, control),
                 control,
                 self.retry,
             )
@@ -312,6 +359,8 @@ class WorkerPool:
                     run_id,
                     control.margin_s,
                 )
+            elif control.cleared and not self._draining.is_set():
+                log.info("run %s handed back to the fleet, cleared of suspicion", run_id)
             else:
                 log.info("run %s stopped: %s", run_id, stop.reason.value)
         except LeaseLost:
@@ -433,12 +482,21 @@ class WorkerPool:
     async def _renew(self, conn: AsyncConnection) -> None:
         if not self.active:
             return
+        # Judge only the runs this renewal asks about. A run claimed while it is in flight
+        # is not in its answer, and that claim may have been sent before this renewal was,
+        # so its `renewed_at` cannot tell it apart from a run taken from us.
+        sent = list(self.active.items())
         sent_at = time.monotonic()
         renewals = await leases.renew_leases(
-            conn, owner=self.owner, ttl_s=self.settings.lease_ttl_s, run_ids=list(self.active)
+            conn,
+            owner=self.owner,
+            ttl_s=self.settings.lease_ttl_s,
+            run_ids=[run_id for run_id, _ in sent],
         )
         held = {r.run_id: r for r in renewals}
-        for run_id, control in list(self.active.items()):
+        for run_id, control in sent:
+            if self.active.get(run_id) is not control:
+                continue  # it ended, or was claimed again, meanwhile
             renewal = held.get(run_id)
             if renewal is None or renewal.lease_token != control.lease_token:
                 # A run claimed after this renewal was sent is not in its answer yet.

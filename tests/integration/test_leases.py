@@ -9,7 +9,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import psycopg
-from sqlalchemy.ext.asyncio import AsyncEngine
+import pytest
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app.db import create_engine
 from app.domain.agent import AgentDefinition
@@ -21,6 +22,7 @@ from app.store import agents, leases
 from app.store.runs import SendCommand, send
 from tests import pg
 
+MAX_DEATHS = 3
 DEFINITION = AgentDefinition.model_validate(
     {"model": {"provider": "scripted", "script": [{"text": "x"}]}}
 )
@@ -60,6 +62,16 @@ async def alive(settings: Settings, *owners: str) -> AsyncIterator[None]:
         await engine.dispose()
 
 
+async def claim(
+    conn: AsyncConnection, *, owner: str, limit: int, ttl_s: float
+) -> list[leases.Claim]:
+    """A claim by a worker that drives nothing else (tests/integration/test_poison.py has
+    busy ones)."""
+    return await leases.claim_runs(
+        conn, owner=owner, limit=limit, ttl_s=ttl_s, idle=True, max_deaths=MAX_DEATHS
+    )
+
+
 def write(seq: int, status: RunStatus = RunStatus.RUNNING) -> CheckpointWrite:
     return CheckpointWrite(
         checkpoint_seq=seq,
@@ -88,7 +100,7 @@ async def test_claim__concurrent_claimers_take_each_run_exactly_once(
         got: list[uuid.UUID] = []
         while True:
             async with engine.begin() as conn:  # each claim on its own pooled connection
-                claims = await leases.claim_runs(conn, owner=name, limit=3, ttl_s=30)
+                claims = await claim(conn, owner=name, limit=3, ttl_s=30)
             if not claims:
                 return got
             got.extend(c.run_id for c in claims)
@@ -111,15 +123,15 @@ async def test_claim__a_session_runs_one_at_a_time_in_order(
 
 async def _one_at_a_time(engine: AsyncEngine, first: uuid.UUID, second: uuid.UUID) -> None:
     async with engine.begin() as conn:
-        claims = await leases.claim_runs(conn, owner="w", limit=10, ttl_s=30)
+        claims = await claim(conn, owner="w", limit=10, ttl_s=30)
     assert [c.run_id for c in claims] == [first]
     async with engine.begin() as conn:
-        assert await leases.claim_runs(conn, owner="w", limit=10, ttl_s=30) == []
+        assert await claim(conn, owner="w", limit=10, ttl_s=30) == []
         await leases.write_checkpoint(
             conn, run_id=first, token=claims[0].lease_token, write=write(1, RunStatus.FINISHED)
         )
     async with engine.begin() as conn:
-        claims = await leases.claim_runs(conn, owner="w", limit=10, ttl_s=30)
+        claims = await claim(conn, owner="w", limit=10, ttl_s=30)
     assert [c.run_id for c in claims] == [second]
 
 
@@ -129,12 +141,12 @@ async def test_claim__expired_lease_is_taken_over_with_a_new_token(
     (run_id,) = await make_runs(engine, sessions=1)
     async with alive(settings, "stalled"):
         async with engine.begin() as conn:
-            (first,) = await leases.claim_runs(conn, owner="stalled", limit=1, ttl_s=0.5)
+            (first,) = await claim(conn, owner="stalled", limit=1, ttl_s=0.5)
             # alive and within its lease: nobody may take it
-            assert await leases.claim_runs(conn, owner="other", limit=1, ttl_s=30) == []
+            assert await claim(conn, owner="other", limit=1, ttl_s=30) == []
         await asyncio.sleep(0.6)
         async with engine.begin() as conn:
-            (second,) = await leases.claim_runs(conn, owner="other", limit=1, ttl_s=30)
+            (second,) = await claim(conn, owner="other", limit=1, ttl_s=30)
     assert second.run_id == run_id
     assert second.lease_token == first.lease_token + 1
     assert scalar(database_url, "SELECT claims FROM runs") == 2
@@ -145,20 +157,20 @@ async def test_claim__a_dead_owners_runs_are_taken_before_their_lease_expires(
 ) -> None:
     (run_id,) = await make_runs(engine, sessions=1)
     async with alive(settings, "doomed"), engine.begin() as conn:
-        (first,) = await leases.claim_runs(conn, owner="doomed", limit=1, ttl_s=300)
+        (first,) = await claim(conn, owner="doomed", limit=1, ttl_s=300)
     # its liveness connection is gone: the 300 s lease does not matter any more
     async with engine.begin() as conn:
-        (second,) = await leases.claim_runs(conn, owner="heir", limit=1, ttl_s=30)
+        (second,) = await claim(conn, owner="heir", limit=1, ttl_s=30)
     assert (second.run_id, second.lease_token) == (run_id, first.lease_token + 1)
 
 
 async def test_fence__a_stale_token_writes_nothing(engine: AsyncEngine, database_url: str) -> None:
     (run_id,) = await make_runs(engine, sessions=1)
     async with engine.begin() as conn:
-        (stale,) = await leases.claim_runs(conn, owner="zombie", limit=1, ttl_s=0.1)
+        (stale,) = await claim(conn, owner="zombie", limit=1, ttl_s=0.1)
     await asyncio.sleep(0.2)
     async with engine.begin() as conn:
-        (fresh,) = await leases.claim_runs(conn, owner="new", limit=1, ttl_s=30)
+        (fresh,) = await claim(conn, owner="new", limit=1, ttl_s=30)
 
     try:
         async with engine.begin() as conn:
@@ -181,11 +193,11 @@ async def test_renew__only_the_runs_still_driven_and_still_held(
 ) -> None:
     ids = await make_runs(engine, sessions=4)
     async with engine.begin() as conn:
-        mine = await leases.claim_runs(conn, owner="me", limit=4, ttl_s=0.1)
+        mine = await claim(conn, owner="me", limit=4, ttl_s=0.1)
     await asyncio.sleep(0.2)
     async with engine.begin() as conn:
         # Another worker takes one of my expired runs...
-        (taken,) = await leases.claim_runs(conn, owner="thief", limit=1, ttl_s=30)
+        (taken,) = await claim(conn, owner="thief", limit=1, ttl_s=30)
     given_up = next(c.run_id for c in mine if c.run_id != taken.run_id)
     driven = [i for i in ids if i != given_up]
     async with engine.begin() as conn:
@@ -208,7 +220,7 @@ async def test_hand_back__fenced_and_claimable_again_at_once(
     (run_id,) = await make_runs(engine, sessions=1)
     async with alive(settings, "me", "other"):
         async with engine.begin() as conn:
-            (mine,) = await leases.claim_runs(conn, owner="me", limit=1, ttl_s=300)
+            (mine,) = await claim(conn, owner="me", limit=1, ttl_s=300)
         async with engine.begin() as conn:
             stale = mine.lease_token - 1
             assert await leases.hand_back(conn, run_id=run_id, token=stale) is False
@@ -226,7 +238,7 @@ async def test_hand_back__fenced_and_claimable_again_at_once(
         async with engine.begin() as conn:
             # Twice is harmless: it is no longer running.
             assert await leases.hand_back(conn, run_id=run_id, token=mine.lease_token) is False
-            (again,) = await leases.claim_runs(conn, owner="other", limit=1, ttl_s=30)
+            (again,) = await claim(conn, owner="other", limit=1, ttl_s=30)
     assert (again.run_id, again.lease_token) == (run_id, mine.lease_token + 1)
 
 
@@ -237,18 +249,33 @@ async def test_claim__never_takes_back_a_run_its_claimer_still_holds(
     (its connection hiccuped) must not re-claim, under a new token, runs it still drives."""
     await make_runs(engine, sessions=1)
     async with engine.begin() as conn:
-        (first,) = await leases.claim_runs(conn, owner="me", limit=1, ttl_s=30)
-        assert await leases.claim_runs(conn, owner="me", limit=1, ttl_s=30) == []
+        (first,) = await claim(conn, owner="me", limit=1, ttl_s=30)
+        assert await claim(conn, owner="me", limit=1, ttl_s=30) == []
     assert first.lease_token == 1
 
 
-async def test_claim__uses_its_partial_index(database_url: str, engine: AsyncEngine) -> None:
+@pytest.mark.parametrize("idle", [True, False])
+async def test_claim__uses_its_partial_indexes(
+    database_url: str, engine: AsyncEngine, idle: bool
+) -> None:
+    """Ordinary runs come from `ix_runs_claimable`, runs under suspicion (running ones, to
+    probe their worker, and queued suspects) from `ix_runs_suspect`: a claim never reads
+    the whole table, nor (looking for suspects) the backlog of queued runs."""
     await make_runs(engine, sessions=50)
     with psycopg.connect(pg.libpq_url(database_url)) as conn:
         conn.execute("ANALYZE runs")
         conn.execute("SET enable_seqscan = off")  # tiny tables would pick a seq scan
-        sql = str(leases.CLAIM_RUNS.compile(compile_kwargs={"literal_binds": True}))
-        sql = sql.replace(":limit", "5").replace(":owner", "'w'").replace(":ttl", "30")
+        sql = leases.CLAIM_RUNS.text
+        for name, value in {
+            ":limit": "5",
+            ":owner": "'w'",
+            ":ttl": "30",
+            ":idle": str(idle).lower(),
+            ":max_deaths": str(MAX_DEATHS),
+        }.items():
+            sql = sql.replace(name, value)
         plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + sql).fetchall())
         conn.rollback()
     assert "ix_runs_claimable" in plan, plan
+    assert "ix_runs_suspect" in plan, plan
+    assert "Seq Scan on runs" not in plan, plan

@@ -818,6 +818,10 @@ class TortureConfig:
     stop_chance: float = 0.15  # of a fault being a SIGSTOP past the lease, not a SIGKILL
     drain_s: float = 90.0  # how long the workers get to finish once the faults stop
     worker_concurrency: int = 8
+    # Kills here are random, every second or so: an innocent run driven alone (a suspect,
+    # after its worker died) may see its worker killed several times before its first
+    # save. No run here is poison (tests/crash/test_poison.py has one), so none may fail.
+    poison_max_deaths: int = 1000
 
 
 @dataclass
@@ -959,7 +963,10 @@ async def torture(
     call_log = tmp / "model-calls.log"
     acks = Acks()
     report = TortureReport(config.seed, Verdict())
-    env = {"PERDURE_WORKER_CONCURRENCY": str(config.worker_concurrency)}
+    env = {
+        "PERDURE_WORKER_CONCURRENCY": str(config.worker_concurrency),
+        "PERDURE_POISON_MAX_DEATHS": str(config.poison_max_deaths),
+    }
     async with AsyncExitStack() as stack:
         tools = stack.enter_context(effect_server())
         start = stack.enter_context(workers(tmp, database_url, call_log))
