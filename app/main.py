@@ -12,7 +12,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from app import __version__, capabilities
 from app.api import problems
 from app.api.limits import BodySizeLimit
-from app.api.routes import agents, approvals, health, history, keys, runs, sessions
+from app.api.routes import agents, approvals, audit, health, history, keys, runs, sessions
 from app.db import create_engine
 from app.settings import Settings, get_settings
 from app.worker.pool import WorkerPool
@@ -77,6 +77,7 @@ def create_app(
         runs.router,
         approvals.router,
         keys.router,
+        audit.router,
     ):
         app.include_router(router)
     return app

@@ -204,6 +204,27 @@ async def revoke_key(
     return _of(row)
 
 
+@dataclass(frozen=True)
+class AuditEvent:
+    id: int
+    action: str
+    actor: dict[str, Any]
+    target: str
+    data: dict[str, Any]
+    created_at: datetime
+
+
+async def list_audit(
+    conn: AsyncConnection, tenant_id: str, *, before_id: int | None, limit: int
+) -> list[AuditEvent]:
+    """A tenant's audit log, newest first, keyset-paginated on the id."""
+    query = select(audit_events).where(audit_events.c.tenant_id == tenant_id)
+    if before_id is not None:
+        query = query.where(audit_events.c.id < before_id)
+    rows = await conn.execute(query.order_by(audit_events.c.id.desc()).limit(limit))
+    return [AuditEvent(r.id, r.action, r.actor, r.target, r.data, r.created_at) for r in rows]
+
+
 async def audit(
     conn: AsyncConnection,
     tenant_id: str,

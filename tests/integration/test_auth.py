@@ -162,6 +162,13 @@ async def test_keys_api__shown_once_stored_as_a_hash_listed_and_revoked_with_an_
             )
         ).all()
     admin_prefix = admin[: keys.PREFIX_LENGTH]
+    shown = (await guarded.get("/v1/audit", headers=bearer(admin))).json()["items"]
+    assert [(e["action"], e["target"]) for e in shown] == [
+        ("key.revoked", made["prefix"]),
+        ("key.created", made["prefix"]),
+        ("key.created", admin_prefix),
+    ]
+    assert shown[0]["actor"]["key_prefix"] == admin_prefix
     assert [(a, t) for a, t, _ in trail] == [
         ("key.created", admin_prefix),
         ("key.created", made["prefix"]),

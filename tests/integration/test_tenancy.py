@@ -143,6 +143,7 @@ CASES: dict[tuple[str, str], tuple[str, str, dict[str, Any] | None]] = {
         {"approved": True},
     ),
     ("get", "/v1/keys"): ("list", "/v1/keys", None),
+    ("get", "/v1/audit"): ("list", "/v1/audit", None),
     ("post", "/v1/keys"): ("create", "/v1/keys", {"name": "made-here", "scopes": ["runs:read"]}),
     ("delete", "/v1/keys/{prefix}"): ("object", "/v1/keys/{prefix}", None),
     ("get", "/v1/runs"): ("list", "/v1/runs", None),
@@ -251,7 +252,14 @@ async def test_bola_matrix(
     else:
         assert as_b.status_code in (200, 201), as_b.text
     # Nothing of A's beyond what the request itself named (a 404 echoes the id asked for).
-    for secret in (SESSION, OTHER_SESSION, AGENT, world.run_id, world.approval_id):
+    for secret in (
+        SESSION,
+        OTHER_SESSION,
+        AGENT,
+        world.run_id,
+        world.approval_id,
+        world.a_spare_prefix,
+    ):
         if secret not in url:
             assert secret not in as_b.text
 
