@@ -98,15 +98,19 @@ async def live(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
 
 
 async def wait_status(
-    client: httpx.AsyncClient, run_id: str, statuses: set[str], timeout: float = 20.0
+    client: httpx.AsyncClient,
+    run_id: str,
+    statuses: set[str],
+    timeout: float = 20.0,
+    headers: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Poll a run until its status is one of `statuses`."""
+    """Poll a run until its status is one of `statuses` (`headers`: a key, say)."""
     import asyncio
     import time
 
     deadline = time.monotonic() + timeout
     while True:
-        run: dict[str, Any] = (await client.get(f"/v1/runs/{run_id}")).json()
+        run: dict[str, Any] = (await client.get(f"/v1/runs/{run_id}", headers=headers)).json()
         if run["status"] in statuses:
             return run
         if time.monotonic() > deadline:

@@ -21,6 +21,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from tests.agents import GRANTS_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -230,3 +232,19 @@ def model_calls(call_log: Path) -> list[dict[str, Any]]:
     if not call_log.exists():
         return []
     return [json.loads(line) for line in call_log.read_text().splitlines() if line]
+
+
+async def define_and_send(api: httpx.AsyncClient, body: dict[str, Any], session: str) -> str:
+    """Define the agent `body`, send "go" to `session` with it; the queued run's id."""
+    assert (await api.post("/v1/agents", json=body)).status_code == 201
+    response = await api.post(
+        f"/v1/sessions/{session}/runs", json={"agent_id": body["id"], "input": "go"}
+    )
+    assert response.status_code == 202
+    run_id: str = response.json()["id"]
+    return run_id
+
+
+def labelled(label: str) -> Callable[[list[ToolCallSeen]], bool]:
+    """For ToolServer.wait_for: a call with this `label` argument has arrived."""
+    return lambda seen: any(c.arguments.get("label") == label for c in seen)

@@ -17,7 +17,14 @@ import pytest
 from tests import pg
 from tests.agents import agent, calls, http_tool
 from tests.conftest import wait_status
-from tests.crash.harness import ToolCallSeen, model_calls, tool_server, workers
+from tests.crash.harness import (
+    ToolCallSeen,
+    define_and_send,
+    labelled,
+    model_calls,
+    tool_server,
+    workers,
+)
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -25,20 +32,6 @@ pytestmark = pytest.mark.timeout(90)
 def rows(database_url: str, sql: str, *params: Any) -> list[tuple[Any, ...]]:
     with psycopg.connect(pg.libpq_url(database_url)) as conn:
         return conn.execute(sql, params).fetchall()
-
-
-async def define_and_send(api: httpx.AsyncClient, body: dict[str, Any], session: str) -> str:
-    assert (await api.post("/v1/agents", json=body)).status_code == 201
-    response = await api.post(
-        f"/v1/sessions/{session}/runs", json={"agent_id": body["id"], "input": "go"}
-    )
-    assert response.status_code == 202
-    run_id: str = response.json()["id"]
-    return run_id
-
-
-def labelled(label: str) -> Any:
-    return lambda seen: any(c.arguments.get("label") == label for c in seen)
 
 
 async def until(predicate: Any, timeout: float = 20) -> None:

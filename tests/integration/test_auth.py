@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -17,7 +16,7 @@ from app.settings import Settings
 from app.store import keys
 from app.store.tables import api_keys, audit_events
 from tests.agents import agent, calls, python_tool
-from tests.conftest import make_settings, started_client
+from tests.conftest import make_settings, started_client, wait_status
 
 PROBLEM = "application/problem+json"
 OPERATOR = {"tenant_id": None, "name": "test operator", "key_prefix": None}
@@ -301,11 +300,7 @@ async def test_approval__a_distinct_approver_tool_refuses_the_key_that_started_t
     assert still["status"] == "pending"
     accepted = await guarded_live.post(url, json={"approved": True}, headers=bearer(other))
     assert accepted.status_code == 200, accepted.text
-    for _ in range(200):  # the approved call runs and the run finishes
-        finished = (await guarded_live.get(f"/v1/runs/{run['id']}", headers=bearer(both))).json()
-        if finished["status"] == "finished":
-            break
-        await asyncio.sleep(0.05)
+    finished = await wait_status(guarded_live, run["id"], {"finished"}, headers=bearer(both))
     assert finished["output"] == "paid", finished
 
 

@@ -23,23 +23,9 @@ from app.db import create_engine, libpq_url
 from app.worker.pool import WorkerPool
 from tests.agents import agent, calls, http_tool
 from tests.conftest import make_settings, wait_status
-from tests.crash.harness import ToolCallSeen, tool_server
+from tests.crash.harness import define_and_send, labelled, tool_server
 
 pytestmark = pytest.mark.timeout(90)
-
-
-async def define_and_send(api: httpx.AsyncClient, body: dict[str, Any], session: str) -> str:
-    assert (await api.post("/v1/agents", json=body)).status_code == 201
-    response = await api.post(
-        f"/v1/sessions/{session}/runs", json={"agent_id": body["id"], "input": "go"}
-    )
-    assert response.status_code == 202
-    run_id: str = response.json()["id"]
-    return run_id
-
-
-def labelled(label: str) -> Callable[[list[ToolCallSeen]], bool]:
-    return lambda seen: any(c.arguments.get("label") == label for c in seen)
 
 
 async def run_row(database_url: str, run_id: str) -> dict[str, Any]:

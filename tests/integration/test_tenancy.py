@@ -10,9 +10,7 @@ a row of tenant A.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +27,7 @@ from app.settings import Settings
 from app.store import keys
 from app.store.tables import metadata
 from tests.agents import agent, calls, python_tool
-from tests.conftest import started_client
+from tests.conftest import started_client, wait_status
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = json.loads((ROOT / "openapi" / "openapi.json").read_text())
@@ -95,7 +93,11 @@ async def world(client: httpx.AsyncClient, engine: AsyncEngine) -> World:
             headers=bearer(a_key),
         )
         assert sent.status_code == 202, sent.text
-        runs.append(await wait_status_as(client, a_key, sent.json()["id"], {"awaiting_approval"}))
+        runs.append(
+            await wait_status(
+                client, sent.json()["id"], {"awaiting_approval"}, headers=bearer(a_key)
+            )
+        )
     run = runs[0]
     saved = (await client.get(f"/v1/sessions/{SESSION}/checkpoints", headers=bearer(a_key))).json()[
         "items"
@@ -109,18 +111,6 @@ async def world(client: httpx.AsyncClient, engine: AsyncEngine) -> World:
         approval_id=run["pending_approvals"][0]["id"],
         checkpoint_seq=saved[0]["seq"],
     )
-
-
-async def wait_status_as(
-    client: httpx.AsyncClient, key: str, run_id: str, statuses: set[str]
-) -> dict[str, Any]:
-    deadline = time.monotonic() + 20
-    while True:
-        run: dict[str, Any] = (await client.get(f"/v1/runs/{run_id}", headers=bearer(key))).json()
-        if run["status"] in statuses:
-            return run
-        assert time.monotonic() < deadline, run
-        await asyncio.sleep(0.05)
 
 
 # How each operation is called on A's objects, and what "nothing of A's" means for it:
