@@ -63,6 +63,11 @@ def unavailable_reason(exc: BaseException) -> str:
     return "database unreachable"
 
 
+def unavailable(exc: BaseException) -> str:
+    """A DB_UNAVAILABLE error for a log line: what it means, then what it said."""
+    return f"{unavailable_reason(exc)} ({_first_line(exc)})"
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
@@ -239,9 +244,7 @@ class WorkerPool:
                 try:
                     await approvals.expire_due(self.engine.begin)
                 except DB_UNAVAILABLE as exc:
-                    log.warning(
-                        "approval expiry failed: %s (%s)", unavailable_reason(exc), _first_line(exc)
-                    )
+                    log.warning("approval expiry failed: %s", unavailable(exc))
             # A run driven alone (under suspicion) has the pool to itself.
             solo = any(control.solo for control in self.active.values())
             free = 0 if solo else self.concurrency - len(self._tasks)
@@ -250,7 +253,7 @@ class WorkerPool:
                 try:
                     again = await self._claim(free)
                 except DB_UNAVAILABLE as exc:
-                    log.warning("claim failed: %s (%s)", unavailable_reason(exc), _first_line(exc))
+                    log.warning("claim failed: %s", unavailable(exc))
             if again:
                 continue  # there may be more ready right now
             self._wake.clear()
@@ -320,7 +323,7 @@ class WorkerPool:
             if pruned.sessions:
                 log.info("pruned the history of %d finished sessions", pruned.sessions)
         except DB_UNAVAILABLE as exc:
-            log.warning("pruning failed: %s (%s)", unavailable_reason(exc), _first_line(exc))
+            log.warning("pruning failed: %s", unavailable(exc))
 
     # -- driving one run -----------------------------------------------------------------
 
@@ -401,10 +404,9 @@ class WorkerPool:
                 )
         except DB_UNAVAILABLE as exc:
             log.warning(
-                "run %s: handing it back failed too: %s (%s); its lease will lapse",
+                "run %s: handing it back failed too: %s; its lease will lapse",
                 control.run_id,
-                unavailable_reason(exc),
-                _first_line(exc),
+                unavailable(exc),
             )
             return
         except Exception:
