@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.db import create_engine
+from app.embedded_pg import EmbeddedPostgres
 from app.main import create_app
 from app.settings import Settings
 from tests import pg
@@ -38,6 +39,13 @@ def database_url(pg_admin_url: str, template_db: str) -> Iterator[str]:
     name = pg.clone(pg_admin_url, template_db)
     yield pg.with_database(pg_admin_url, name)
     pg.drop(pg_admin_url, name)
+
+
+@pytest.fixture(scope="module")
+def own_postgres() -> Iterator[EmbeddedPostgres]:
+    """A Postgres server of the test module's own, which its tests may stop and start."""
+    with pg.own_server() as server:
+        yield server
 
 
 def make_settings(database_url: str, **overrides: Any) -> Settings:

@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
 import psycopg
 from sqlalchemy.engine import make_url
@@ -48,14 +49,8 @@ def postgres_server() -> Iterator[tuple[str, EmbeddedPostgres | None]]:
         with PostgresContainer("postgres:17", driver="psycopg") as container:
             yield normalise_url(container.get_connection_url()), None
         return
-    data_dir = Path(tempfile.mkdtemp(prefix="perdure-test-pg-"))
-    server = EmbeddedPostgres(data_dir, settings=FAST_UNSAFE_SETTINGS)
-    server.start()
-    try:
+    with own_server() as server:
         yield server.url(), server
-    finally:
-        server.stop("immediate")
-        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def with_database(url: str, name: str) -> str:
@@ -74,6 +69,42 @@ def create_template(admin_url: str) -> str:
     with admin(admin_url) as conn:
         conn.execute(f'ALTER DATABASE "{name}" WITH IS_TEMPLATE true ALLOW_CONNECTIONS false')
     return name
+
+
+def rows(url: str, sql: str, *params: object) -> list[tuple[Any, ...]]:
+    """What `sql` returns, read on a connection of its own."""
+    with psycopg.connect(libpq_url(url)) as conn:
+        return conn.execute(sql, params).fetchall()
+
+
+def scalar(url: str, sql: str, *params: object) -> Any:
+    """The first column of the first row `sql` returns."""
+    found = rows(url, sql, *params)
+    assert found, sql
+    return found[0][0]
+
+
+def fresh_database(server: EmbeddedPostgres) -> str:
+    """A new, migrated database on a server of a test's own (`own_postgres`)."""
+    name = f"perdure_{uuid.uuid4().hex[:8]}"
+    with admin(server.url()) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = server.url(name)
+    migrate(url)
+    return url
+
+
+@contextmanager
+def own_server() -> Iterator[EmbeddedPostgres]:
+    """An embedded Postgres server, removed at the end (a test's own may be restarted)."""
+    data_dir = Path(tempfile.mkdtemp(prefix="perdure-test-pg-"))
+    server = EmbeddedPostgres(data_dir, settings=FAST_UNSAFE_SETTINGS)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop("immediate")
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def clone(admin_url: str, template: str) -> str:

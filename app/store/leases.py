@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -137,12 +138,22 @@ UPDATE runs
 # One statement renews every lease this worker holds. `lease_expires_at` is not indexed,
 # so this stays a HOT update. A run missing from the answer was taken from us.
 RENEW_LEASES = text("""
-UPDATE runs
+WITH mine AS (
+    -- Locked in id order, the order a batch of checkpoints takes them in
+    -- (`write_checkpoints`): two statements that lock the same runs in one order never
+    -- deadlock.
+    SELECT id FROM runs
+     WHERE lease_owner = :owner AND status = 'running'
+       -- Only runs this worker still drives: one it gave up must lapse for others to take.
+       AND id = ANY(CAST(:run_ids AS uuid[]))
+     ORDER BY id
+       FOR NO KEY UPDATE
+)
+UPDATE runs r
    SET lease_expires_at = clock_timestamp() + make_interval(secs => :ttl)
- WHERE lease_owner = :owner AND status = 'running'
-   -- Only runs this worker still drives: one it gave up must lapse for others to take.
-   AND id = ANY(CAST(:run_ids AS uuid[]))
-RETURNING id, lease_token, cancel_requested
+  FROM mine
+ WHERE r.id = mine.id AND r.lease_owner = :owner AND r.status = 'running'
+RETURNING r.id, r.lease_token, r.cancel_requested
 """)
 
 CHECKPOINT_SQL = """
@@ -229,8 +240,7 @@ WITH fence AS (
 )
 SELECT (SELECT count(*) FROM fence) AS fenced, (SELECT count(*) FROM settled) AS settled
 """
-# It runs on the driver connection (SQLAlchemy's per-execute work was a fifth
-# of the worker's CPU): the same statement in psycopg's placeholder style.
+# The same statement in psycopg's placeholder style, for the driver connection.
 CHECKPOINT_PSYCOPG = re.sub(r"(?<![:\w]):(\w+)", r"%(\1)s", CHECKPOINT_SQL)
 
 
@@ -319,6 +329,15 @@ def _json(value: Any) -> str:
     return _encode(value)
 
 
+@dataclass(frozen=True)
+class FencedWrite:
+    """One run's checkpoint, fenced on the lease token its writer holds."""
+
+    run_id: UUID
+    token: int
+    write: CheckpointWrite
+
+
 async def write_checkpoint(
     conn: AsyncConnection, *, run_id: UUID, token: int, write: CheckpointWrite
 ) -> None:
@@ -330,7 +349,83 @@ async def write_checkpoint(
     Raises:
         LeaseLost: the token is stale (another worker claimed the run) or the run is gone.
     """
-    params = {
+    driver = await _driver(conn)
+    cursor = await driver.execute(CHECKPOINT_PSYCOPG, _checkpoint_params(run_id, token, write))
+    lost = _lost(FencedWrite(run_id, token, write), await cursor.fetchone())
+    if lost is not None:
+        raise lost
+
+
+async def write_checkpoints(
+    conn: AsyncConnection, writes: Sequence[FencedWrite]
+) -> list[Exception | None]:
+    """Commit several runs' checkpoints in one transaction and one round trip, each
+    fenced on its own token. `conn` must be in autocommit (the transaction is the
+    driver's); a single write is just `write_checkpoint`.
+
+    Returns, for each write, None (saved) or what it alone met: `LeaseLost`, or the
+    database's error when the batch failed on it. After such an error the transaction was
+    rolled back, and the writes are made again one by one, so one bad write fails only its
+    own run. A broken connection raises: it says nothing of which writes committed.
+
+    The writes take their runs' row locks in run id order, the order every other
+    statement that locks several runs uses (`RENEW_LEASES`), so none of them can wait on
+    each other in a cycle.
+    """
+    driver = await _driver(conn)
+    if len(writes) > 1:
+        try:
+            return await _write_together(driver, writes)
+        except psycopg.Error:
+            if driver.broken or driver.closed:
+                raise
+    outcomes: list[Exception | None] = []
+    for w in writes:
+        try:
+            await write_checkpoint(conn, run_id=w.run_id, token=w.token, write=w.write)
+            outcomes.append(None)
+        except LeaseLost as lost:
+            outcomes.append(lost)
+        except psycopg.Error as error:
+            if driver.broken or driver.closed:
+                raise
+            outcomes.append(error)
+    return outcomes
+
+
+async def _write_together(
+    driver: psycopg.AsyncConnection[Any], writes: Sequence[FencedWrite]
+) -> list[Exception | None]:
+    order = sorted(range(len(writes)), key=lambda i: writes[i].run_id)
+    cursors: dict[int, psycopg.AsyncCursor[Any]] = {}
+    async with driver.pipeline(), driver.transaction():
+        for i in order:
+            w = writes[i]
+            params = _checkpoint_params(w.run_id, w.token, w.write)
+            cursors[i] = await driver.execute(CHECKPOINT_PSYCOPG, params)
+    return [_lost(w, await cursors[i].fetchone()) for i, w in enumerate(writes)]
+
+
+async def _driver(conn: AsyncConnection) -> psycopg.AsyncConnection[Any]:
+    # The checkpoint runs on the driver connection (SQLAlchemy's per-execute work was a
+    # fifth of the worker's CPU).
+    raw = await conn.get_raw_connection()
+    driver: psycopg.AsyncConnection[Any] = raw.driver_connection  # type: ignore[assignment]
+    return driver
+
+
+def _lost(fenced: FencedWrite, row: tuple[int, int] | None) -> LeaseLost | None:
+    """What the checkpoint statement's answer means for its writer."""
+    written, settled = row or (0, 0)
+    if written != 1:
+        return LeaseLost("the run's lease is held by another worker", run_id=str(fenced.run_id))
+    if settled != len(fenced.write.settlements):
+        return LeaseLost("a tool result was already recorded", run_id=str(fenced.run_id))
+    return None
+
+
+def _checkpoint_params(run_id: UUID, token: int, write: CheckpointWrite) -> dict[str, Any]:
+    return {
         "run_id": run_id,
         "token": token,
         "status": write.status.value,
@@ -392,14 +487,6 @@ async def write_checkpoint(
             ]
         ),
     }
-    raw = await conn.get_raw_connection()
-    driver: psycopg.AsyncConnection[Any] = raw.driver_connection  # type: ignore[assignment]
-    cursor = await driver.execute(CHECKPOINT_PSYCOPG, params)
-    fenced, settled = await cursor.fetchone() or (0, 0)
-    if fenced != 1:
-        raise LeaseLost("the run's lease is held by another worker", run_id=str(run_id))
-    if settled != len(write.settlements):
-        raise LeaseLost("a tool result was already recorded", run_id=str(run_id))
 
 
 def stored_content(

@@ -25,7 +25,7 @@ from uuid import UUID
 
 import psycopg
 import sqlalchemy.exc
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import faults
 from app.capabilities import Capabilities
@@ -40,6 +40,8 @@ from app.store import approvals, leases, retention, run_state
 from app.store.wakeups import listen
 from app.tools.dispatch import ToolDispatcher
 from app.tools.http_tool import HttpTools
+from app.worker.connections import ConnectionGate
+from app.worker.saves import SaveQueue
 
 log = logging.getLogger("perdure.worker")
 
@@ -57,7 +59,9 @@ DB_UNAVAILABLE = (
 
 def unavailable_reason(exc: BaseException) -> str:
     """What a DB_UNAVAILABLE error means, in the words of the logs: a pool checkout that
-    timed out says nothing about the database, which may be answering everyone else."""
+    timed out says nothing about the database, which may be answering everyone else. (The
+    run pool's checkouts wait their turn at its gate; this is then a connection held
+    outside the gate, that is a leak.)"""
     if isinstance(exc, sqlalchemy.exc.TimeoutError):
         return "no connection free in the pool"
     return "database unreachable"
@@ -127,20 +131,19 @@ class RunControl:
 
 
 class FencedJournal:
-    """The engine's journal: every save is one fenced transaction."""
+    """The engine's journal: every save is fenced on the run's token, and waits its turn
+    in the worker's save queue (app/worker/saves.py) rather than fail for want of a
+    connection."""
 
-    def __init__(self, engine: AsyncEngine, control: RunControl) -> None:
-        self.engine = engine
+    def __init__(self, saves: SaveQueue, control: RunControl) -> None:
+        self.saves = saves
         self.control = control
         self.run_id = control.run_id
         self.token = control.lease_token
 
     async def save(self, write: CheckpointWrite) -> None:
-        # One statement, atomic by itself: autocommit spares a BEGIN and a COMMIT. It also
-        # clears the run's suspicion when the write is progress (write.progress).
-        async with self.engine.connect() as raw:
-            conn = await raw.execution_options(isolation_level="AUTOCOMMIT")
-            await leases.write_checkpoint(conn, run_id=self.run_id, token=self.token, write=write)
+        # It also clears the run's suspicion when the write is progress (write.progress).
+        await self.saves.save(self.run_id, self.token, write)
         if write.progress:
             self.control.progressed()
         if write.calls:
@@ -160,9 +163,12 @@ class WorkerPool:
         self.url = settings.database_url
         self.concurrency = concurrency or settings.worker_concurrency
         self.owner = owner or new_owner_id()
-        # Run writes share a pool sized to the concurrency; heartbeats get their own.
+        # Run writes share a pool sized to the concurrency, every checkout waiting its turn
+        # at the gate (a full pool is back-pressure, not an outage); heartbeats get their own.
         self.pool_size = min(self.concurrency, settings.pool_size)
         self.engine = create_engine(self.url, settings, pool_size=self.pool_size)
+        self.gate = ConnectionGate(self.engine, self.pool_size)
+        self.saves = SaveQueue(self.gate)
         self.heartbeat_engine = create_engine(self.url, settings, pool_size=1)
         # Hand-backs of runs given up get theirs too: the run pool having no connection
         # free may be why they were given up. It connects on first use.
@@ -242,7 +248,7 @@ class WorkerPool:
             if time.monotonic() - last_expiry >= self.settings.poll_interval_s:
                 last_expiry = time.monotonic()
                 try:
-                    await approvals.expire_due(self.engine.begin)
+                    await approvals.expire_due(self.gate.begin)
                 except DB_UNAVAILABLE as exc:
                     log.warning("approval expiry failed: %s", unavailable(exc))
             # A run driven alone (under suspicion) has the pool to itself.
@@ -265,10 +271,10 @@ class WorkerPool:
         """Claim up to `limit` runs; True when it is worth claiming again at once."""
         if not self._alive.is_set():
             return False  # without our liveness lock, others could take what we claim
-        async with self.engine.begin() as conn:
-            # After the checkout (it may wait PERDURE_POOL_TIMEOUT_S, which would shorten
-            # the lease the run starts with), before the claim: the database computed the
-            # expiry after this, never before.
+        async with self.gate.begin() as conn:
+            # After the checkout (it may wait its turn, which would shorten the lease the
+            # run starts with), before the claim: the database computed the expiry after
+            # this, never before.
             sent_at = time.monotonic()
             claims = await leases.claim_runs(
                 conn,
@@ -318,7 +324,7 @@ class WorkerPool:
 
     async def _prune(self, days: float) -> None:
         try:
-            async with self.engine.begin() as conn:
+            async with self.gate.begin() as conn:
                 pruned = await retention.prune(conn, older_than_s=days * 86400)
             if pruned.sessions:
                 log.info("pruned the history of %d finished sessions", pruned.sessions)
@@ -332,7 +338,7 @@ class WorkerPool:
         if previous is not None:
             await asyncio.gather(previous, return_exceptions=True)
         try:
-            async with self.engine.connect() as conn:
+            async with self.gate.connect() as conn:
                 loaded = await run_state.load_run(conn, run_id)
             if loaded is None:
                 return  # deleted between the claim and now
@@ -348,7 +354,7 @@ class WorkerPool:
                     tenant_id=loaded.state.tenant_id,
                 ),
                 self.tools,
-                FencedJournal(self.engine, control),
+                FencedJournal(self.saves, control),
                 control,
                 self.retry,
             )
@@ -373,16 +379,8 @@ class WorkerPool:
             # reloads it from what the database has. Hand it back now rather than leave it
             # leased to a worker that is alive (no fast takeover) but no longer drives it;
             # if that fails too, the lease lapses (the heartbeat stops renewing it below).
-            if isinstance(exc, sqlalchemy.exc.TimeoutError):
-                detail = (
-                    f"its {self.pool_size} connections all busy for PERDURE_POOL_TIMEOUT_S "
-                    f"{self.settings.pool_timeout_s:g}s"
-                )
-            else:
-                detail = _first_line(exc)
-            log.warning(
-                "run %s: %s (%s); giving the run up", run_id, unavailable_reason(exc), detail
-            )
+            # (A full pool is not one of these: checkouts wait their turn at the gate.)
+            log.warning("run %s: %s; giving the run up", run_id, unavailable(exc))
             await self._give_back(control)
         except Exception:
             log.exception("run %s: unexpected error", run_id)
@@ -422,7 +420,7 @@ class WorkerPool:
 
     async def _fail(self, control: RunControl) -> None:
         """A bug, not a fault: fail the run (fenced) rather than let it loop between workers."""
-        async with self.engine.begin() as conn:
+        async with self.gate.begin() as conn:
             run = await run_state.load_run(conn, control.run_id)
             if run is None:
                 return

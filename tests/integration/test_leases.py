@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import random
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from dataclasses import replace
 
 import psycopg
 import pytest
@@ -84,13 +85,6 @@ def write(seq: int, status: RunStatus = RunStatus.RUNNING) -> CheckpointWrite:
     )
 
 
-def scalar(database_url: str, sql: str, *params: Any) -> Any:
-    with psycopg.connect(pg.libpq_url(database_url)) as conn:
-        row = conn.execute(sql, params).fetchone()
-        assert row is not None
-        return row[0]
-
-
 async def test_claim__concurrent_claimers_take_each_run_exactly_once(
     engine: AsyncEngine, settings: Settings
 ) -> None:
@@ -149,7 +143,7 @@ async def test_claim__expired_lease_is_taken_over_with_a_new_token(
             (second,) = await claim(conn, owner="other", limit=1, ttl_s=30)
     assert second.run_id == run_id
     assert second.lease_token == first.lease_token + 1
-    assert scalar(database_url, "SELECT claims FROM runs") == 2
+    assert pg.scalar(database_url, "SELECT claims FROM runs") == 2
 
 
 async def test_claim__a_dead_owners_runs_are_taken_before_their_lease_expires(
@@ -180,12 +174,12 @@ async def test_fence__a_stale_token_writes_nothing(engine: AsyncEngine, database
         raise AssertionError("a stale token must not write")
     except LeaseLost:
         pass
-    assert scalar(database_url, "SELECT count(*) FROM messages") == 0
-    assert scalar(database_url, "SELECT count(*) FROM checkpoints") == 0
+    assert pg.scalar(database_url, "SELECT count(*) FROM messages") == 0
+    assert pg.scalar(database_url, "SELECT count(*) FROM checkpoints") == 0
 
     async with engine.begin() as conn:
         await leases.write_checkpoint(conn, run_id=run_id, token=fresh.lease_token, write=write(1))
-    assert scalar(database_url, "SELECT count(*) FROM checkpoints") == 1
+    assert pg.scalar(database_url, "SELECT count(*) FROM checkpoints") == 1
 
 
 async def test_renew__only_the_runs_still_driven_and_still_held(
@@ -204,7 +198,7 @@ async def test_renew__only_the_runs_still_driven_and_still_held(
         # ...and I gave one up (say, after a database error): I renew only what I drive.
         renewed = await leases.renew_leases(conn, owner="me", ttl_s=30, run_ids=driven)
     assert {r.run_id for r in renewed} == set(ids) - {taken.run_id, given_up}
-    lapsed = scalar(
+    lapsed = pg.scalar(
         database_url,
         "SELECT lease_expires_at < clock_timestamp() FROM runs WHERE id = %s",
         given_up,
@@ -224,12 +218,12 @@ async def test_hand_back__fenced_and_claimable_again_at_once(
         async with engine.begin() as conn:
             stale = mine.lease_token - 1
             assert await leases.hand_back(conn, run_id=run_id, token=stale) is False
-        assert scalar(database_url, "SELECT lease_owner FROM runs") == "me"
+        assert pg.scalar(database_url, "SELECT lease_owner FROM runs") == "me"
 
         async with engine.begin() as conn:
             assert await leases.hand_back(conn, run_id=run_id, token=mine.lease_token) is True
         assert (
-            scalar(
+            pg.scalar(
                 database_url,
                 "SELECT (status, lease_owner, lease_expires_at, lease_token)::text FROM runs",
             )
@@ -279,3 +273,102 @@ async def test_claim__uses_its_partial_indexes(
     assert "ix_runs_claimable" in plan, plan
     assert "ix_runs_suspect" in plan, plan
     assert "Seq Scan on runs" not in plan, plan
+
+
+@asynccontextmanager
+async def autocommit(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    async with engine.connect() as raw:
+        yield await raw.execution_options(isolation_level="AUTOCOMMIT")
+
+
+async def test_batch__one_transaction__each_write_fenced_on_its_own_token(
+    engine: AsyncEngine, database_url: str
+) -> None:
+    """Saves of several runs commit together, and a stale token among them writes nothing
+    and fails only its own save."""
+    ids = await make_runs(engine, sessions=3)
+    async with engine.begin() as conn:
+        claims = {c.run_id: c for c in await claim(conn, owner="w", limit=3, ttl_s=30)}
+    stale = ids[1]
+    batch = [
+        leases.FencedWrite(run_id, claims[run_id].lease_token - (run_id == stale), write(1))
+        for run_id in ids
+    ]
+    async with autocommit(engine) as conn:
+        outcomes = await leases.write_checkpoints(conn, batch)
+
+    assert [type(o).__name__ for o in outcomes] == ["NoneType", "LeaseLost", "NoneType"]
+    saved = pg.scalar(
+        database_url, "SELECT array_agg(run_id::text ORDER BY run_id) FROM checkpoints"
+    )
+    assert saved == sorted(str(i) for i in ids if i != stale)
+    assert pg.scalar(database_url, "SELECT count(DISTINCT xmin::text) FROM checkpoints") == 1
+    assert pg.scalar(database_url, "SELECT count(*) FROM messages") == 2
+
+
+async def test_batch__a_write_the_database_refuses_fails_only_its_own_save(
+    engine: AsyncEngine, database_url: str
+) -> None:
+    """One write breaks a constraint (a message seq already taken): the batch rolls back
+    and the others are written one by one; that one alone gets the database's error."""
+    ids = await make_runs(engine, sessions=3)
+    async with engine.begin() as conn:
+        claims = {c.run_id: c for c in await claim(conn, owner="w", limit=3, ttl_s=30)}
+        bad = ids[2]
+        await leases.write_checkpoint(
+            conn, run_id=bad, token=claims[bad].lease_token, write=write(1)
+        )
+    batch = [
+        leases.FencedWrite(run_id, claims[run_id].lease_token, write(1 + (run_id == bad)))
+        for run_id in ids
+    ]
+    # Its second checkpoint repeats message seq 1: a unique violation.
+    bad_write = batch[2].write
+    batch[2] = leases.FencedWrite(
+        bad, claims[bad].lease_token, replace(bad_write, messages=write(1).messages)
+    )
+    async with autocommit(engine) as conn:
+        outcomes = await leases.write_checkpoints(conn, batch)
+
+    assert outcomes[:2] == [None, None]
+    assert isinstance(outcomes[2], psycopg.errors.UniqueViolation), outcomes[2]
+    per_run = dict(
+        pg.rows(database_url, "SELECT run_id, count(*) FROM checkpoints GROUP BY run_id")
+    )
+    assert per_run == {ids[0]: 1, ids[1]: 1, bad: 1}
+
+
+async def test_batch__never_deadlocks_with_renewals(
+    engine: AsyncEngine, settings: Settings, database_url: str
+) -> None:
+    """A batch holds several runs' row locks until it commits, and so does a renewal: both
+    take them in run id order, so whatever order the saves were queued in and the rows
+    lie in, neither waits on the other in a cycle (Postgres would abort one of them)."""
+    ids = await make_runs(engine, sessions=40)
+    rng = random.Random(7)
+    async with alive(settings, "w"):
+        async with engine.begin() as conn:
+            claims = {c.run_id: c for c in await claim(conn, owner="w", limit=40, ttl_s=60)}
+
+        async def saves() -> None:
+            for seq in range(1, 31):
+                order = rng.sample(ids, len(ids))
+                batch = [
+                    leases.FencedWrite(run_id, claims[run_id].lease_token, write(seq))
+                    for run_id in order
+                ]
+                async with autocommit(engine) as conn:
+                    outcomes = await leases.write_checkpoints(conn, batch)
+                assert outcomes == [None] * len(ids), outcomes
+
+        async def renewals() -> None:
+            for _ in range(60):
+                async with engine.begin() as conn:
+                    renewed = await leases.renew_leases(
+                        conn, owner="w", ttl_s=60, run_ids=rng.sample(ids, len(ids))
+                    )
+                assert len(renewed) == len(ids)
+
+        await asyncio.gather(saves(), renewals(), renewals())
+    # Each batch committed as one (none fell back to one by one after a deadlock).
+    assert pg.scalar(database_url, "SELECT count(DISTINCT xmin::text) FROM checkpoints") == 30

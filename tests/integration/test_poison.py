@@ -19,7 +19,7 @@ from app.settings import Settings
 from app.store import leases
 from app.store import runs as run_store
 from tests import pg
-from tests.integration.test_leases import alive, make_runs, scalar, write
+from tests.integration.test_leases import alive, make_runs, write
 
 
 async def claim(
@@ -178,7 +178,7 @@ async def test_past_the_limit__failed_as_poison_fenced__resume_gives_a_fresh_cou
             await leases.write_checkpoint(
                 conn, run_id=other, token=normal.lease_token, write=write(1, RunStatus.FINISHED)
             )
-    row = scalar(
+    row = pg.scalar(
         database_url,
         "SELECT jsonb_build_object('status', status, 'lease_owner', lease_owner, "
         "'last_error', last_error, 'finish_reason', finish_reason, "

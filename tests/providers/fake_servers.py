@@ -88,6 +88,13 @@ class FakeServer:
         self.closing = threading.Event()
         # Body bytes written for each `stream` reply, once it ended (sent or cut off).
         self.sent: list[int] = []
+        # For a server many conversations share (the queue serves one): a reply made from
+        # each request's body, used instead of the queue when set.
+        self.respond: Callable[[Any], Reply] | None = None
+        # While cleared, every request waits unanswered until it is set: a slow model
+        # whose replies then all land at once.
+        self.answering = threading.Event()
+        self.answering.set()
 
     def push(self, *replies: Reply) -> None:
         with self._lock:
@@ -129,13 +136,22 @@ class FakeServer:
                 refusal = self.check(seen.body, list(self.answered))
                 if refusal is not None:
                     return refusal
-            if not self._replies:
+            if self.respond is not None:
+                reply = self.respond(seen.body)
+            elif not self._replies:
                 return Reply(400, {"error": {"message": f"fake server: no reply for #{number}"}})
-            reply = self._replies.popleft()
+            else:
+                reply = self._replies.popleft()
             whole = reply.raw is None and reply.stream is None
             if reply.status == 200 and whole and not (reply.delay_s or reply.dribble_s):
                 self.answered.append(reply.body)
             return reply
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    # Hundreds of workers' requests may arrive at once (a burst test): accept them all.
+    request_queue_size = 512
 
 
 @contextmanager
@@ -151,6 +167,7 @@ def fake_server(path: str) -> Iterator[FakeServer]:
             raw = self.rfile.read(length)
             headers = {k.lower(): v for k, v in self.headers.items()}
             reply = server._next(Seen("POST", self.path, headers, raw, time.monotonic()))
+            server.answering.wait()
             if reply.delay_s and server.closing.wait(reply.delay_s):
                 self.close_connection = True
                 return
@@ -216,8 +233,7 @@ def fake_server(path: str) -> Iterator[FakeServer]:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
+    httpd = Server(("127.0.0.1", 0), Handler)
     server.url = f"http://127.0.0.1:{httpd.server_address[1]}"
     thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
     thread.start()
@@ -225,6 +241,7 @@ def fake_server(path: str) -> Iterator[FakeServer]:
         yield server
     finally:
         server.closing.set()
+        server.answering.set()
         httpd.shutdown()
         httpd.server_close()
         thread.join(timeout=5)

@@ -13,11 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import shutil
-import tempfile
 import time
-import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,8 +22,7 @@ import httpx
 import pytest
 from sqlalchemy.engine import make_url
 
-from app.db import migrate
-from app.embedded_pg import FAST_UNSAFE_SETTINGS, EmbeddedPostgres
+from app.embedded_pg import EmbeddedPostgres
 from app.main import create_app
 from tests import pg
 from tests.conftest import make_settings, started_client
@@ -53,28 +48,6 @@ from tests.torture.harness import (
 pytestmark = pytest.mark.timeout(180)
 
 DOWN_S = float(os.environ.get("PERDURE_TORTURE_PG_DOWN_S", "1.0"))
-
-
-@pytest.fixture(scope="module")
-def own_postgres() -> Iterator[EmbeddedPostgres]:
-    """A Postgres server of this test's own, which it may stop and start."""
-    data_dir = Path(tempfile.mkdtemp(prefix="perdure-restart-pg-"))
-    server = EmbeddedPostgres(data_dir, settings=FAST_UNSAFE_SETTINGS)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop("immediate")
-        shutil.rmtree(data_dir, ignore_errors=True)
-
-
-def fresh_database(server: EmbeddedPostgres) -> str:
-    name = f"perdure_{uuid.uuid4().hex[:8]}"
-    with pg.admin(server.url()) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    url = server.url(name)
-    migrate(url)
-    return url
 
 
 @dataclass
@@ -168,7 +141,7 @@ async def test_postgres_restart__503_while_down__claims_resume__nothing_acknowle
     than the lease: the runs in flight are still leased to their workers when the server
     is back, so only the workers themselves can let them go on quickly."""
     down_s = DOWN_S
-    url = fresh_database(own_postgres)
+    url = pg.fresh_database(own_postgres)
     call_log = tmp_path / "model.log"
     rng = random.Random(7)
     acks = Acks()

@@ -1,0 +1,96 @@
+"""The run pool's connections, handed out in turn: a full pool is back-pressure.
+
+A worker drives far more runs than it has connections (PERDURE_WORKER_CONCURRENCY over
+PERDURE_POOL_SIZE). When a burst of model replies lands at once, their saves must queue
+for a connection for as long as it takes, not fail at a fixed checkout timeout: a save
+that failed for want of a connection is a model call answered, then made again by the
+next claimer. Everything the run pool does checks out through this gate, in arrival
+order, so SQLAlchemy's pool behind it never makes anyone wait (its timeout then means a
+connection leaked, not a queue), and long waits are reported instead of being fatal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+log = logging.getLogger("perdure.worker")
+
+
+class ConnectionGate:
+    """At most `size` checkouts at a time from `engine`; the rest wait, first come first
+    served (asyncio's semaphore is fair), however long."""
+
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        size: int,
+        *,
+        slow_s: float = 1.0,
+        report_every_s: float = 10.0,
+    ) -> None:
+        self.engine = engine
+        self.size = size
+        self._free = asyncio.Semaphore(size)
+        # How long a wait is worth a log line, and how often at most one is written: a
+        # burst makes thousands of slow waits, the operator needs one line about them.
+        self.slow_s = slow_s
+        self.report_every_s = report_every_s
+        self.waiting = 0
+        self._slow_since_report = 0
+        self._longest_since_report = 0.0
+        self._reported_at = -math.inf
+
+    @asynccontextmanager
+    async def connect(self, *, autocommit: bool = False) -> AsyncIterator[AsyncConnection]:
+        """A connection of the pool, once one is free; `autocommit` for single statements
+        (atomic on their own: no BEGIN/COMMIT round trips)."""
+        began = time.monotonic()
+        self.waiting += 1
+        try:
+            await self._free.acquire()
+        finally:
+            self.waiting -= 1
+        try:
+            self._waited(time.monotonic() - began)
+            async with self.engine.connect() as conn:
+                if autocommit:
+                    conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
+                yield conn
+        finally:
+            self._free.release()
+
+    @asynccontextmanager
+    async def begin(self) -> AsyncIterator[AsyncConnection]:
+        """A connection in a transaction, committed when the block ends without error."""
+        async with self.connect() as conn, conn.begin():
+            yield conn
+
+    def _waited(self, seconds: float) -> None:
+        if seconds < self.slow_s:
+            return
+        self._slow_since_report += 1
+        self._longest_since_report = max(self._longest_since_report, seconds)
+        now = time.monotonic()
+        if now - self._reported_at < self.report_every_s:
+            return
+        log.warning(
+            "no connection free: %d checkouts waited over %gs for one of the run pool's "
+            "%d connections (longest %.1fs, %d waiting now); they wait their turn, "
+            "nothing is given up. A burst, or PERDURE_POOL_SIZE too small for "
+            "PERDURE_WORKER_CONCURRENCY",
+            self._slow_since_report,
+            self.slow_s,
+            self.size,
+            self._longest_since_report,
+            self.waiting,
+        )
+        self._reported_at = now
+        self._slow_since_report = 0
+        self._longest_since_report = 0.0
