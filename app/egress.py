@@ -137,9 +137,11 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
     egress tests fail if a new httpx renames it).
     """
 
-    def __init__(self, egress: Egress, *, resolver: Resolver = resolve) -> None:
+    def __init__(
+        self, egress: Egress, *, resolver: Resolver = resolve, max_connections: int = 100
+    ) -> None:
         super().__init__(trust_env=True)  # SSL_CERT_FILE / SSL_CERT_DIR
-        limits = httpx.Limits(max_connections=100, max_keepalive_connections=20)
+        limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=20)
         self._pool = httpcore.AsyncConnectionPool(
             ssl_context=httpx.create_ssl_context(trust_env=True),
             max_connections=limits.max_connections,
@@ -149,10 +151,17 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
         )
 
 
-def guarded_client(egress: Egress, *, resolver: Resolver = resolve) -> httpx.AsyncClient:
-    """The HTTP client for tools and models: egress-checked, no redirects, no proxies."""
+def guarded_client(
+    egress: Egress, *, resolver: Resolver = resolve, max_connections: int = 100
+) -> httpx.AsyncClient:
+    """The HTTP client for tools and models: egress-checked, no redirects, no proxies.
+
+    `max_connections` bounds the connections open at once; a request beyond it waits in
+    httpcore's pool, whose bookkeeping costs grow with the number waiting (every request
+    that ends walks them all): a worker sizes it to the model calls it makes at once.
+    """
     return httpx.AsyncClient(
-        transport=GuardedTransport(egress, resolver=resolver),
+        transport=GuardedTransport(egress, resolver=resolver, max_connections=max_connections),
         follow_redirects=False,
         trust_env=False,
     )

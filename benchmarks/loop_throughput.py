@@ -248,8 +248,11 @@ async def create_agents(url: str, turns: int) -> None:
         await engine.dispose()
 
 
-async def enqueue(url: str, agent_id: str, prefix: str, sessions: int) -> float:
-    """One run per new session, all in one commit (one NOTIFY wakes every worker).
+async def enqueue(
+    url: str, agent_id: str, prefix: str, sessions: int, *, input_is_session: bool = False
+) -> float:
+    """One run per new session, all in one commit (one NOTIFY wakes every worker). The
+    input is "go", or the session's id (for a model server that tells runs apart).
 
     Returns the database clock just before the commit: when the runs became claimable.
     """
@@ -257,11 +260,12 @@ async def enqueue(url: str, agent_id: str, prefix: str, sessions: int) -> float:
     try:
         async with engine.begin() as conn:
             for i in range(sessions):
+                session = f"{prefix}{i:04d}"
                 command = run_store.SendCommand(
                     tenant_id=DEFAULT_TENANT,
-                    session_id=f"{prefix}{i:04d}",
+                    session_id=session,
                     agent_id=agent_id,
-                    input=[{"role": "user", "content": "go"}],
+                    input=[{"role": "user", "content": session if input_is_session else "go"}],
                 )
                 await run_store.send(conn, command)
             now = await conn.execute(text("SELECT extract(epoch FROM clock_timestamp())"))

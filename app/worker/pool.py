@@ -176,7 +176,11 @@ class WorkerPool:
         # What the operator grants (app/capabilities.py), checked again at each call; the
         # one HTTP client checks every connection's address against PERDURE_EGRESS.
         self.capabilities = Capabilities.of(settings)
-        self.http = guarded_client(self.capabilities.egress)
+        # One connection per run in flight at least: each run has one model call or
+        # tool batch at a time, and requests queued in the client's pool cost CPU.
+        self.http = guarded_client(
+            self.capabilities.egress, max_connections=max(100, self.concurrency)
+        )
         self.tools = ToolDispatcher(HttpTools(self.http, self.capabilities), self.capabilities)
         self.retry = RetryPolicy(
             settings.model_max_attempts, settings.retry_base_s, settings.retry_max_s

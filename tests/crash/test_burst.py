@@ -29,10 +29,9 @@ from tests.crash.harness import Worker, workers
 from tests.providers.fake_servers import (
     OPENAI_PATH,
     FakeServer,
-    Reply,
+    conversation_position,
     fake_server,
-    openai_call,
-    openai_reply,
+    tool_then_done,
 )
 from tests.torture.harness import say
 
@@ -45,20 +44,6 @@ CONCURRENCY = 120
 POOL = {"PERDURE_POOL_SIZE": "2", "PERDURE_POOL_TIMEOUT_S": "0.2"}
 RUNS = 300
 HELD = WORKERS * 100  # requests the server holds before it answers them all at once
-
-
-def model(body: dict[str, Any]) -> Reply:
-    """A tool call for a new conversation, `done` once its result came back."""
-    if body["messages"][-1]["role"] == "user":
-        return openai_reply(calls=[openai_call("c1", "noop", {"size": 64})])
-    return openai_reply("done")
-
-
-def position(body: dict[str, Any]) -> tuple[str, int]:
-    """Which run a request is for (its session, named in the input) and which model call
-    of the run it is (the number of messages before it)."""
-    first = next(m for m in body["messages"] if m["role"] == "user")
-    return first["content"], len(body["messages"])
 
 
 def agent_body(server: FakeServer) -> dict[str, Any]:
@@ -115,14 +100,14 @@ async def wait_all_finished(api: httpx.AsyncClient, runs: dict[str, str], timeou
 def burst(tmp_path: Path, database_url: str) -> Iterator[tuple[FakeServer, list[Worker]]]:
     """The held model server and the worker processes, started (not yet released)."""
     with fake_server(OPENAI_PATH) as server, workers(tmp_path, database_url, tmp_path / "m") as w:
-        server.respond = model
+        server.respond = tool_then_done
         server.answering.clear()
         started = [w(PERDURE_WORKER_CONCURRENCY=str(CONCURRENCY), **POOL) for _ in range(WORKERS)]
         yield server, started
 
 
 def calls_per_position(server: FakeServer) -> Counter[tuple[str, int]]:
-    return Counter(position(body) for body in server.bodies())
+    return Counter(conversation_position(body) for body in server.bodies())
 
 
 async def test_burst_of_replies__every_save_waits_its_turn__no_model_call_made_twice(

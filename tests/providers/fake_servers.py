@@ -313,6 +313,21 @@ def openai_reply(
     )
 
 
+def tool_then_done(body: dict[str, Any]) -> Reply:
+    """For `FakeServer.respond`, serving many runs at once: a `noop` tool call to a new
+    conversation, `done` once its result came back."""
+    if body["messages"][-1]["role"] == "user":
+        return openai_reply(calls=[openai_call("c1", "noop", {"size": 64})])
+    return openai_reply("done")
+
+
+def conversation_position(body: dict[str, Any]) -> tuple[str, int]:
+    """Which conversation an OpenAI request is part of (its first user message, which a
+    test makes unique) and where in it (the number of messages before the reply)."""
+    first = next(m for m in body["messages"] if m["role"] == "user")
+    return first["content"], len(body["messages"])
+
+
 def openai_error(
     status: int, message: str, kind: str = "invalid_request_error", **reply: Any
 ) -> Reply:
