@@ -35,6 +35,7 @@ from app.domain.agent import (
     ScriptedModel,
     is_secret_header,
 )
+from app.errors import FieldError, InvalidDefinition
 
 if TYPE_CHECKING:
     from app.settings import Settings
@@ -600,17 +601,29 @@ class Capabilities:
             return f"{path} is defined in {home}, which is not in PERDURE_PYTHON_TOOLS"
         return None
 
+    def check_definition(self, definition: AgentDefinition, tenant_id: str) -> None:
+        """Refuse now what the operator does not grant: python modules, secret variables
+        for this tenant and the URL each would go to (a refused one, one bound elsewhere
+        and an unset one get the same message: no oracle), egress, the scripted model.
+        Workers check again at call time.
+
+        Raises:
+            InvalidDefinition: with each problem where it is in the definition.
+        """
+        problems = self.definition_problems(definition, tenant_id)
+        if problems:
+            raise InvalidDefinition(problems[0].message, problems=problems)
+
     def definition_problems(
         self, definition: AgentDefinition, tenant_id: str | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[FieldError]:
         """What in `definition` (of `tenant_id`, for grants with `{tenant}`) the operator
-        has not granted, as validation errors (`loc`, `type`, `msg`) in the shape of
-        FastAPI's 422s. A variable is checked against the URL it would be sent to."""
-        problems: list[dict[str, Any]] = []
+        has not granted, each where it is in the definition. A variable is checked
+        against the URL it would be sent to."""
+        problems: list[FieldError] = []
 
         def add(loc: tuple[Any, ...], kind: str, message: str) -> None:
-            where = ["body", *(str(part) for part in loc)]
-            problems.append({"loc": where, "type": kind, "msg": message})
+            problems.append(FieldError(tuple(str(part) for part in loc), message, kind))
 
         model = definition.model
         if isinstance(model, ScriptedModel) and not self.scripted_model:

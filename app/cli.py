@@ -27,6 +27,7 @@ from app import errors
 from app.domain.principal import TENANT_PATTERN
 from app.embedded_pg import EmbeddedPostgres, EmbeddedPostgresError
 from app.settings import Settings
+from app.store.unavailable import DATABASE_UNAVAILABLE
 
 EXIT_USAGE = 2
 TENANT_RE = re.compile(TENANT_PATTERN)
@@ -59,8 +60,9 @@ def migrate_or_explain(url: str) -> None:
         migrate(url)
     except sqlalchemy.exc.ArgumentError as exc:
         raise CliError(f"DATABASE_URL is not a valid database URL: {exc}") from exc
-    except (sqlalchemy.exc.OperationalError, sqlalchemy.exc.InterfaceError) as exc:
-        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+    except DATABASE_UNAVAILABLE as exc:
+        orig = getattr(exc, "orig", None) or exc
+        reason = (str(orig).strip().splitlines() or [type(orig).__name__])[0]
         raise CliError(
             f"cannot reach the database at {redact(url)}: {reason}. "
             "Check DATABASE_URL, or unset it to use the embedded Postgres."
@@ -244,7 +246,7 @@ def cmd_prune(args: argparse.Namespace) -> None:
 
     try:
         sessions, checkpoints, events = asyncio.run(run())
-    except (sqlalchemy.exc.OperationalError, sqlalchemy.exc.InterfaceError) as exc:
+    except DATABASE_UNAVAILABLE as exc:
         raise CliError(f"cannot reach the database at {redact(url)}") from exc
     print(
         f"perdure: pruned the history of {sessions} finished sessions "
@@ -311,7 +313,7 @@ def cmd_keys(args: argparse.Namespace) -> None:
             asyncio.run(run(url))
         except errors.KeyNotFound as exc:
             raise CliError(exc.detail) from exc
-        except (sqlalchemy.exc.OperationalError, sqlalchemy.exc.InterfaceError) as exc:
+        except DATABASE_UNAVAILABLE as exc:
             raise CliError(f"cannot reach the database at {redact(url)}") from exc
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib.resources import files
 from pathlib import Path
 
 from alembic import command
@@ -11,10 +12,11 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-import migrations
 from app.settings import Settings
 
-MIGRATIONS_DIR = Path(migrations.__file__).parent
+# The revisions are data to the app: found where the `migrations` package is installed,
+# never imported by it (migrations import the app's tables, not the other way round).
+MIGRATIONS_DIR = Path(str(files("migrations")))
 
 
 def normalise_url(url: str) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -42,7 +44,39 @@ class ApprovalOrphaned(AppError):
     pass
 
 
-class ApprovalArgumentsInvalid(AppError):
+@dataclass(frozen=True)
+class FieldError:
+    """One thing wrong in a request's body, found past the API's own validation: where
+    (`path`, under the `field` of the error that carries it), why, and what kind."""
+
+    path: tuple[str, ...]
+    message: str
+    kind: str = "value_error"
+
+
+class InvalidInput(AppError):
+    """Input that fits the request's shape but not what it meets (a tool's schema, the
+    operator's grants, the calls a run awaits), found past the API.
+
+    `field` says where in the request body (("results", "0", "tool_call_id")), and each of
+    `problems` where under it. The API turns them into the `loc` paths and the detail of
+    a validation problem, as FastAPI's own.
+    """
+
+    def __init__(
+        self,
+        detail: str,
+        *,
+        field: tuple[str, ...] = (),
+        problems: Sequence[FieldError] = (),
+        **data: Any,
+    ) -> None:
+        super().__init__(detail, **data)
+        self.field = field
+        self.problems = list(problems)
+
+
+class ApprovalArgumentsInvalid(InvalidInput):
     pass
 
 
@@ -54,7 +88,7 @@ class ToolResultAlreadyRecorded(AppError):
     pass
 
 
-class UnknownToolCall(AppError):
+class UnknownToolCall(InvalidInput):
     pass
 
 
@@ -114,7 +148,7 @@ class RunNotCancellable(AppError):
     pass
 
 
-class InvalidDefinition(AppError):
+class InvalidDefinition(InvalidInput):
     """An agent definition that parses but cannot work (a bad JSON Schema, duplicate tools)."""
 
 
@@ -144,3 +178,9 @@ class KeyNotFound(NotFound):
 
 class LeaseLost(AppError):
     """A fenced write matched no row: another worker holds the run now. Only workers see this."""
+
+
+class ResultAlreadyRecorded(LeaseLost):
+    """A save carried a tool result for a call that had one already (a result is written
+    once): the save committed nothing of it, and the writer must stop driving the run
+    as if its lease were lost, since the database knows more than it does."""

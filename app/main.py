@@ -63,6 +63,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.capabilities = capabilities.Capabilities.of(settings)
     app.state.open_when_keyless = open_when_keyless
     app.state.keys_exist = False
     problems.install(app)

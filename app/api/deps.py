@@ -1,5 +1,6 @@
-"""Annotated dependencies: the engine and the settings. Routes own their transactions
-(`async with engine.begin()`), so a 2xx is sent only after the commit."""
+"""Annotated dependencies: the engine, the settings and what the operator grants. Routes
+own their transactions (`async with engine.begin()`), so a 2xx is sent only after the
+commit."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from app.capabilities import Capabilities
 from app.settings import Settings
 
 
@@ -21,5 +23,11 @@ def get_app_settings(request: Request) -> Settings:
     return settings
 
 
+def get_capabilities(request: Request) -> Capabilities:
+    capabilities: Capabilities = request.app.state.capabilities
+    return capabilities
+
+
 EngineDep = Annotated[AsyncEngine, Depends(get_engine)]
+CapabilitiesDep = Annotated[Capabilities, Depends(get_capabilities)]
 SettingsDep = Annotated[Settings, Depends(get_app_settings)]

@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from app import errors
+from app.store.unavailable import DATABASE_UNAVAILABLE
 
 log = logging.getLogger("perdure.api")
 
@@ -174,6 +175,16 @@ def _jsonable_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
     return cleaned
 
 
+def _invalid_input(exc: errors.InvalidInput) -> tuple[str, dict[str, Any]]:
+    """The detail and `errors` of a validation problem the store found: its `loc` paths
+    say where in the request body, as FastAPI's own validation errors do."""
+    where = ["body", *exc.field]
+    found = [
+        {"loc": [*where, *e.path], "msg": e.message, "type": e.kind} for e in exc.problems
+    ] or [{"loc": where, "msg": exc.detail, "type": "value_error"}]
+    return f"{'.'.join(found[0]['loc'])}: {found[0]['msg']}", {"errors": found}
+
+
 def allowed_methods(request: Request) -> list[str]:
     """Every method some route serves at this path (Starlette names only one route's)."""
     methods: set[str] = set()
@@ -195,6 +206,9 @@ def install(app: FastAPI) -> None:
         except LookupError:
             log.exception("unmapped domain error")
             return problem_response(request, Problem(500, "INTERNAL", "Internal error"), None)
+        if isinstance(exc, errors.InvalidInput):
+            detail, extensions = _invalid_input(exc)
+            return problem_response(request, problem, detail, **extensions, **exc.data)
         return problem_response(request, problem, exc.detail, **exc.data)
 
     @app.exception_handler(RequestValidationError)
@@ -250,13 +264,7 @@ def install(app: FastAPI) -> None:
         log.warning("database unavailable: %s", type(exc).__name__)
         return problem_response(request, UNAVAILABLE, "the database cannot be reached; retry")
 
-    for kind in (
-        sqlalchemy.exc.OperationalError,
-        sqlalchemy.exc.InterfaceError,
-        sqlalchemy.exc.TimeoutError,
-        psycopg.OperationalError,
-        ConnectionError,
-    ):
+    for kind in DATABASE_UNAVAILABLE:
         app.add_exception_handler(kind, _unavailable)
 
     @app.exception_handler(Exception)

@@ -17,8 +17,11 @@ from pydantic import (
 
 from app import errors
 from app.domain.agent import ID_PATTERN, AgentDefinition, Strict
+from app.domain.fork import ForkPatch
+from app.domain.run import Entry, Message, ToolCall
 from app.store.agents import AgentVersion
 from app.store.approvals import ApprovalRecord
+from app.store.history import CheckpointRecord
 from app.store.runs import RunRecord
 from app.store.sessions import SessionRecord
 from app.store.tool_outputs import AwaitedCall
@@ -273,6 +276,48 @@ class MessageOut(BaseModel):
         data: dict[str, Any] = handler(self)
         return {k: v for k, v in data.items() if v is not None or k == "content"}
 
+    @classmethod
+    def transcript(cls, entries: list[Entry], calls: dict[str, ToolCall]) -> list[MessageOut]:
+        """Entries as transcript messages: each turn with its calls, then their results.
+
+        `calls` holds the calls of the turns in `entries` (which may lie past the page).
+        A call without a result is listed on its turn but has no result message yet.
+        """
+        items: list[MessageOut] = []
+        for entry in entries:
+            if isinstance(entry, Message):
+                turn_calls = (
+                    [
+                        ToolCallOut(
+                            id=calls[i].id,
+                            provider_call_id=calls[i].provider_call_id,
+                            name=calls[i].name,
+                            arguments=calls[i].arguments,
+                        )
+                        for i in entry.tool_call_ids
+                        if i in calls
+                    ]
+                    if entry.tool_call_ids
+                    else None
+                )
+                items.append(
+                    cls(
+                        seq=entry.seq, role=entry.role, content=entry.content, tool_calls=turn_calls
+                    )
+                )
+            elif entry.settled:
+                items.append(
+                    cls(
+                        seq=entry.seq,
+                        role="tool",
+                        content=entry.result,
+                        tool_call_id=entry.id,
+                        name=entry.name,
+                        status=entry.status.value,
+                    )
+                )
+        return items
+
 
 class MessagePage(BaseModel):
     items: list[MessageOut]
@@ -351,6 +396,22 @@ class CheckpointOut(BaseModel):
     run_id: str
     fingerprint: str | None
 
+    @classmethod
+    def of(cls, record: CheckpointRecord) -> CheckpointOut:
+        return cls(**_checkpoint_fields(record))
+
+
+def _checkpoint_fields(record: CheckpointRecord) -> dict[str, Any]:
+    return {
+        "seq": record.seq,
+        "step": record.step,
+        "status": record.status,
+        "saved_at": record.saved_at,
+        "message_count": record.message_count,
+        "run_id": str(record.run_id),
+        "fingerprint": record.fingerprint,
+    }
+
 
 class CheckpointPage(BaseModel):
     items: list[CheckpointOut]
@@ -360,6 +421,16 @@ class CheckpointPage(BaseModel):
 class CheckpointDetail(CheckpointOut):
     usage: Usage
     messages: list[MessageOut]
+
+    @classmethod
+    def at(cls, record: CheckpointRecord, entries: list[Entry]) -> CheckpointDetail:
+        """The save `record` with the transcript as it was then (`entries`)."""
+        calls = {e.id: e for e in entries if isinstance(e, ToolCall)}
+        return cls(
+            **_checkpoint_fields(record),
+            usage=Usage(**record.usage),
+            messages=MessageOut.transcript(entries, calls),
+        )
 
 
 class PatchCall(Strict):
@@ -400,6 +471,22 @@ class ForkPatchIn(Strict):
     append_input: str | list[InputMessage] | None = Field(
         default=None, description="A user message sent after any calls still pending."
     )
+
+    def to_patch(self) -> ForkPatch:
+        append: list[dict[str, Any]] = []
+        if isinstance(self.append_input, str):
+            append = [{"role": "user", "content": self.append_input}]
+        elif self.append_input is not None:
+            append = [m.model_dump() for m in self.append_input]
+        return ForkPatch(
+            messages=(None if self.messages is None else [m.model_dump() for m in self.messages]),
+            tool_result=(
+                None
+                if self.tool_result is None
+                else (self.tool_result.tool_call_id, self.tool_result.result)
+            ),
+            append_input=append,
+        )
 
 
 class ForkIn(Strict):

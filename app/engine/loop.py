@@ -19,7 +19,7 @@ import secrets
 import uuid
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict, Unpack
 
 from jsonschema import Draft202012Validator
 
@@ -30,6 +30,7 @@ from app.domain.agent import (
     fingerprint,
     needs_approval,
 )
+from app.domain.arguments import SchemaUnusable, argument_errors
 from app.domain.run import (
     ApprovalStatus,
     CallStatus,
@@ -137,6 +138,73 @@ INTERRUPTED = error_result(
     "the worker stopped during this approved call; it may or may not have taken effect, "
     "and it was not run again",
 )
+
+
+class WriteFields(TypedDict, total=False):
+    """What a checkpoint may change besides the status, steps and usage (`CheckpointWrite`'s
+    fields; each defaults to nothing)."""
+
+    save: bool
+    messages: list[NewMessage]
+    calls: list[ToolCall]
+    settlements: list[Settlement]
+    approvals: list[NewApproval]
+    input_seq: int | None
+    output: str | None
+    finish_reason: str | None
+    attempts: int
+    last_error: dict[str, Any] | None
+    delay_s: float
+
+
+class CommitFields(WriteFields, total=False):
+    steps: int
+    usage: Usage
+
+
+def checkpoint_write(
+    state: RunState,
+    status: RunStatus,
+    *,
+    fingerprint: str | None = None,
+    steps: int | None = None,
+    usage: Usage | None = None,
+    **fields: Unpack[WriteFields],
+) -> CheckpointWrite:
+    """The next checkpoint of a run in `state` (steps and usage default to its own): every
+    `CheckpointWrite` is made here."""
+    write = CheckpointWrite(
+        checkpoint_seq=state.next_checkpoint_seq,
+        status=status,
+        steps=state.steps if steps is None else steps,
+        usage=state.usage if usage is None else usage,
+        message_count=0,
+        fingerprint=fingerprint,
+        **fields,
+    )
+    write.message_count = (
+        state.visible_count
+        + len(write.messages)
+        + sum(1 for s in write.settlements if s.status is not CallStatus.RUNNING)
+    )
+    return write
+
+
+def failed_by_a_bug(state: RunState) -> CheckpointWrite:
+    """The worker's last resort after an unexpected error: fail the run (not a fault that
+    a retry would cure), rather than let it loop from worker to worker."""
+    return checkpoint_write(
+        state,
+        RunStatus.FAILED,
+        save=False,
+        attempts=state.attempts + 1,
+        last_error={
+            "code": "internal_error",
+            "retryable": False,
+            "message": "the worker hit an internal error; see its log",
+        },
+        finish_reason="error",
+    )
 
 
 class AgentLoop:
@@ -379,16 +447,13 @@ class AgentLoop:
         if not isinstance(call.arguments, dict):
             return ToolOutcome.error("invalid_arguments", "arguments must be a JSON object")
         try:
-            errors = sorted(self._validators[tool.name].iter_errors(call.arguments), key=str)
-        except Exception as exc:  # a schema that cannot be applied: the model hears, no crash
+            errors = argument_errors(self._validators[tool.name], call.arguments)
+        except SchemaUnusable as exc:  # the model hears it; nothing crashes
             return ToolOutcome.error(
-                "invalid_schema", f"the tool's schema cannot be applied: {type(exc).__name__}"
+                "invalid_schema", f"the tool's schema cannot be applied: {exc}"
             )
         if errors:
-            details = [
-                {"path": "/".join(str(p) for p in e.absolute_path), "message": e.message}
-                for e in errors[:10]
-            ]
+            details = [{"path": "/".join(e.path), "message": e.message} for e in errors]
             return ToolOutcome.error("invalid_arguments", errors[0].message, details=details)
         return None
 
@@ -496,25 +561,11 @@ class AgentLoop:
 
     # -- bookkeeping ---------------------------------------------------------------------
 
-    async def _commit(self, status: RunStatus, *, save: bool = True, **fields: Any) -> None:
+    async def _commit(self, status: RunStatus, **fields: Unpack[CommitFields]) -> None:
         """Save one checkpoint, then apply it to the in-memory state (once it is durable)."""
         async with self._save_lock:
             state = self.state
-            write = CheckpointWrite(
-                checkpoint_seq=state.next_checkpoint_seq,
-                status=status,
-                steps=fields.pop("steps", state.steps),
-                usage=fields.pop("usage", state.usage),
-                message_count=0,
-                save=save,
-                fingerprint=self._fingerprint,
-                **fields,
-            )
-            write.message_count = (
-                state.visible_count
-                + len(write.messages)
-                + sum(1 for s in write.settlements if s.status is not CallStatus.RUNNING)
-            )
+            write = checkpoint_write(state, status, fingerprint=self._fingerprint, **fields)
             await self.journal.save(write)
             for message in write.messages:
                 state.append(
@@ -531,7 +582,7 @@ class AgentLoop:
             for settlement in write.settlements:
                 state.settle(settlement.tool_call_id, settlement.status, settlement.result)
             state.next_seq += len(write.messages) + len(write.calls)
-            if save:
+            if write.save:
                 state.next_checkpoint_seq += 1
 
     def _model_messages(self) -> list[dict[str, Any]]:

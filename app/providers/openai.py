@@ -10,7 +10,8 @@ From the neutral transcript (`app.engine.transcript`):
   null `content` beside a refusal), exactly as it sent them;
 - a tool result becomes `{"role": "tool", "tool_call_id", "content": "<text>"}` (JSON text
   unless the result already is a string; an error result says so in its content).
-Call ids are the model's own: the engine hands them back as they came.
+Call ids are the model's own: the transcript keeps each as the model sent it
+(`provider_call_id`) and gives it back so, even where Perdure's own id for the call differs.
 
 From the reply: `choices[0].message` gives the text (or, without one, the refusal), the
 calls with their ids (several calls in one reply are one parallel batch) and the fields to

@@ -12,14 +12,14 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from jsonschema import Draft202012Validator
 from sqlalchemy import Row, func, literal, select, text, tuple_, update
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import errors
+from app.domain.arguments import SchemaUnusable, argument_errors
 from app.domain.principal import Principal
-from app.domain.run import ApprovalStatus, RunStatus
+from app.domain.run import ApprovalStatus, CallStatus, RunStatus
 from app.store import agents as agent_store
 from app.store import keys
 from app.store.cursors import decode_cursor, encode_cursor
@@ -151,7 +151,7 @@ async def decide(
         or run.status != RunStatus.AWAITING_APPROVAL.value
         or call is None
         or call.approval_id != record.id
-        or call.status != "pending"
+        or call.status != CallStatus.PENDING
     ):
         await _set_status(conn, [approval_id], ApprovalStatus.ORPHANED, None)
         return await get_approval(conn, tenant_id, approval_id), True
@@ -197,25 +197,14 @@ async def decide(
 
 def _check_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> None:
     try:
-        problems = sorted(Draft202012Validator(schema).iter_errors(arguments), key=str)
-    except Exception as exc:  # a schema that cannot be applied (an agent defined before
-        # references were checked): the edit cannot be checked, so it is refused
+        problems = argument_errors(schema, arguments)
+    except SchemaUnusable as exc:  # the edit cannot be checked, so it is refused
         raise errors.ApprovalArgumentsInvalid(
-            f"body.arguments: the tool's schema cannot be applied ({type(exc).__name__})"
+            f"the tool's schema cannot be applied ({exc})", field=("arguments",)
         ) from exc
     if problems:
-        first = problems[0]
-        path = ["body", "arguments", *(str(p) for p in first.absolute_path)]
         raise errors.ApprovalArgumentsInvalid(
-            f"{'.'.join(path)}: {first.message}",
-            errors=[
-                {
-                    "loc": ["body", "arguments", *(str(p) for p in e.absolute_path)],
-                    "msg": e.message,
-                    "type": "json_schema",
-                }
-                for e in problems[:10]
-            ],
+            problems[0].message, field=("arguments",), problems=problems
         )
 
 
@@ -257,7 +246,7 @@ async def withdraw_for_runs(conn: AsyncConnection, run_ids: list[UUID]) -> None:
     """Orphan the pending approvals of runs that will never wait on them again."""
     await conn.execute(
         update(approvals)
-        .where(approvals.c.run_id.in_(run_ids), approvals.c.status == "pending")
+        .where(approvals.c.run_id.in_(run_ids), approvals.c.status == ApprovalStatus.PENDING)
         .values(status=ApprovalStatus.ORPHANED.value, decided_at=func.clock_timestamp())
     )
 
@@ -268,7 +257,7 @@ async def withdraw_for_session(conn: AsyncConnection, tenant_id: str, session_id
         .where(
             approvals.c.tenant_id == tenant_id,
             approvals.c.session_id == session_id,
-            approvals.c.status == "pending",
+            approvals.c.status == ApprovalStatus.PENDING,
         )
         .values(status=ApprovalStatus.ORPHANED.value, decided_at=func.clock_timestamp())
     )
@@ -294,36 +283,34 @@ SELECT DISTINCT run_id FROM approvals
 """)
 
 
-async def expire_due(engine_begin: Any, limit: int = 100) -> int:
-    """Reject every pending approval past its `expires_at`; queue runs left with none.
+async def runs_with_expired_approvals(conn: AsyncConnection, limit: int = 100) -> list[UUID]:
+    """Runs with a pending approval past its `expires_at` (at most `limit`)."""
+    return [row.run_id for row in await conn.execute(DUE, {"limit": limit})]
 
-    Each run is handled in its own transaction, run locked first (the order decide uses).
-    `engine_begin` is `AsyncEngine.begin`. Returns how many runs were touched.
-    """
-    async with engine_begin() as conn:
-        run_ids = [row.run_id for row in await conn.execute(DUE, {"limit": limit})]
-    for run_id in run_ids:
-        async with engine_begin() as conn:
-            await conn.execute(select(runs.c.id).where(runs.c.id == run_id).with_for_update())
-            expired = (
-                await conn.execute(
-                    update(approvals)
-                    .where(
-                        approvals.c.run_id == run_id,
-                        approvals.c.status == "pending",
-                        approvals.c.expires_at < func.clock_timestamp(),
-                    )
-                    .values(
-                        status=ApprovalStatus.EXPIRED.value,
-                        decided_at=func.clock_timestamp(),
-                        decision={"approved": False, "reason": "the approval expired"},
-                    )
-                    .returning(approvals.c.id)
-                )
-            ).all()
-            if expired:
-                await _queue_if_all_decided(conn, run_id)
-    return len(run_ids)
+
+async def expire_for_run(conn: AsyncConnection, run_id: UUID) -> None:
+    """Reject the run's pending approvals past their `expires_at`, and queue the run if
+    that left it none; in the caller's transaction, the run locked first (the order
+    `decide` uses)."""
+    await conn.execute(select(runs.c.id).where(runs.c.id == run_id).with_for_update())
+    expired = (
+        await conn.execute(
+            update(approvals)
+            .where(
+                approvals.c.run_id == run_id,
+                approvals.c.status == ApprovalStatus.PENDING,
+                approvals.c.expires_at < func.clock_timestamp(),
+            )
+            .values(
+                status=ApprovalStatus.EXPIRED.value,
+                decided_at=func.clock_timestamp(),
+                decision={"approved": False, "reason": "the approval expired"},
+            )
+            .returning(approvals.c.id)
+        )
+    ).all()
+    if expired:
+        await _queue_if_all_decided(conn, run_id)
 
 
 async def pending_for_runs(
@@ -334,7 +321,7 @@ async def pending_for_runs(
         return out
     rows = await conn.execute(
         select(approvals)
-        .where(approvals.c.run_id.in_(run_ids), approvals.c.status == "pending")
+        .where(approvals.c.run_id.in_(run_ids), approvals.c.status == ApprovalStatus.PENDING)
         .order_by(approvals.c.created_at, approvals.c.id)
     )
     for row in rows:

@@ -20,9 +20,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import errors
 from app.domain.fork import ForkPatch, InvalidPatch, transcript_from_messages
-from app.domain.run import Message, RunStatus, ToolCall
+from app.domain.run import CallStatus, Message, RunStatus, ToolCall
 from app.store import history
-from app.store.leases import stored_content
+from app.store.checkpoint import stored_content
 from app.store.notify import NOTIFY
 from app.store.tables import checkpoints, messages, runs, sessions, tool_calls
 
@@ -195,7 +195,7 @@ async def _apply_patch(
                     tool_calls.c.session_id == fork_id,
                     tool_calls.c.tool_call_id == call_id,
                 )
-                .values(status="ok", result=result, result_checkpoint_seq=checkpoint_seq)
+                .values(status=CallStatus.OK, result=result, result_checkpoint_seq=checkpoint_seq)
                 .returning(tool_calls.c.tool_call_id)
             )
         ).first()

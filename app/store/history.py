@@ -17,8 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import errors
 from app.domain.run import CallStatus, Entry, ToolCall
+from app.store.checkpoint import message_from_row
 from app.store.tables import checkpoints, messages, tool_calls
-from app.store.transcript import message_from_row
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Claim, renew, and the fenced checkpoint write: the statements the worker lives on.
+"""Claim, renew, hand back: the lease statements the worker lives on (the fenced write
+they guard is `app/store/checkpoint.py`).
 
 Every time here is computed on Postgres's clock (`clock_timestamp()`), never a worker's,
 so clock skew between replicas cannot let two workers hold one run.
@@ -6,30 +7,24 @@ so clock skew between replicas cannot let two workers hold one run.
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 from uuid import UUID
 
-import psycopg
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from app.domain.run import CheckpointWrite, RunStatus
-from app.errors import LeaseLost
+from app.domain.run import ACTIVE
 from app.store.notify import NOTIFY
+from app.store.tables import sql_list
 
 # Only the oldest active run of a session is claimable, so a session runs one turn at a
 # time, in send order.
-_FIRST_OF_SESSION = """
+_FIRST_OF_SESSION = f"""
        NOT EXISTS (SELECT 1 FROM runs earlier
                     WHERE earlier.tenant_id = r.tenant_id
                       AND earlier.session_id = r.session_id
                       AND earlier.seq < r.seq
-                      AND earlier.status IN ('queued', 'running', 'awaiting_approval',
-                                             'awaiting_tool_results'))"""
+                      AND earlier.status IN {sql_list(ACTIVE)})"""  # noqa: S608
 
 # A run under suspicion of killing its workers: `running` with an expired lease or a free
 # liveness lock (its worker died while driving it; the lock is only a hint, the fencing
@@ -156,93 +151,6 @@ UPDATE runs r
 RETURNING r.id, r.lease_token, r.cancel_requested
 """)
 
-CHECKPOINT_SQL = """
-WITH fence AS (
-    -- The fence: only the holder of the current token may write, and the row lock this
-    -- UPDATE takes serialises it against a takeover's token bump. Zero rows means the
-    -- run is no longer ours, and every insert below then inserts nothing.
-    UPDATE runs
-       SET status = :status,
-           steps = :steps,
-           usage = CAST(:usage AS jsonb),
-           attempts = :attempts,
-           last_error = CAST(:last_error AS jsonb),
-           input_seq = COALESCE(input_seq, CAST(:input_seq AS bigint)),
-           output = COALESCE(CAST(:output AS text), output),
-           finish_reason = CAST(:finish_reason AS text),
-           -- Untouched while the run keeps its lease: not_before is indexed (the claim's
-           -- partial index), and leaving it alone keeps these updates HOT.
-           not_before = CASE WHEN :keep_lease THEN not_before
-                             ELSE clock_timestamp() + make_interval(secs => :delay_s) END,
-           -- Progress clears a run under suspicion (a no-op, and still HOT, for others).
-           suspect = suspect AND NOT :progress,
-           deaths = CASE WHEN :progress THEN 0 ELSE deaths END,
-           lease_owner = CASE WHEN :keep_lease THEN lease_owner END,
-           lease_expires_at = CASE WHEN :keep_lease THEN lease_expires_at END,
-           finished_at = CASE WHEN :terminal THEN clock_timestamp() END,
-           updated_at = clock_timestamp()
-     WHERE id = :run_id AND lease_token = :token AND status = 'running'
-    RETURNING tenant_id, session_id
-), new_messages AS (
-    INSERT INTO messages (tenant_id, session_id, seq, run_id, role, content, checkpoint_seq)
-    SELECT f.tenant_id, f.session_id, m.seq, :run_id, m.role, m.content, :checkpoint_seq
-      FROM fence f,
-           jsonb_to_recordset(CAST(:messages AS jsonb)) AS m(seq bigint, role text, content jsonb)
-), new_calls AS (
-    INSERT INTO tool_calls (tenant_id, session_id, tool_call_id, seq, run_id, message_seq,
-                            idx, name, arguments, status, checkpoint_seq, provider_call_id)
-    SELECT f.tenant_id, f.session_id, c.id, c.seq, :run_id, c.message_seq, c.idx, c.name,
-           c.arguments, 'pending', :checkpoint_seq, c.provider_call_id
-      FROM fence f,
-           jsonb_to_recordset(CAST(:calls AS jsonb))
-               AS c(id text, seq bigint, message_seq bigint, idx int, name text,
-                    arguments jsonb, provider_call_id text)
-), settled AS (
-    -- A result is written once: a call that already settled is never overwritten. A
-    -- `running` settlement is an approved call's intent record, written before it runs.
-    UPDATE tool_calls t
-       SET status = s.status,
-           result = s.result,
-           result_checkpoint_seq = CASE WHEN s.status = 'running' THEN NULL
-                                        ELSE :checkpoint_seq END
-      FROM fence f,
-           jsonb_to_recordset(CAST(:settlements AS jsonb))
-               AS s(tool_call_id text, status text, result jsonb)
-     WHERE t.tenant_id = f.tenant_id
-       AND t.session_id = f.session_id
-       AND t.tool_call_id = s.tool_call_id
-       AND t.status IN ('pending', 'running')
-    RETURNING t.tool_call_id
-), new_approvals AS (
-    INSERT INTO approvals (id, tenant_id, session_id, run_id, tool_call_id, status, request,
-                           expires_at, created_at)
-    SELECT a.id, f.tenant_id, f.session_id, :run_id, a.tool_call_id, 'pending',
-           jsonb_build_object('tool', a.tool, 'arguments', a.arguments),
-           clock_timestamp() + make_interval(secs => a.timeout_s),
-           clock_timestamp()
-      FROM fence f,
-           jsonb_to_recordset(CAST(:approvals AS jsonb))
-               AS a(id uuid, tool_call_id text, tool text, arguments jsonb, timeout_s float8)
-    RETURNING id, tool_call_id
-), gated AS (
-    UPDATE tool_calls t
-       SET approval_id = n.id
-      FROM new_approvals n, fence f
-     WHERE t.tenant_id = f.tenant_id AND t.session_id = f.session_id
-       AND t.tool_call_id = n.tool_call_id
-), saved AS (
-    INSERT INTO checkpoints (tenant_id, session_id, seq, run_id, step, status, usage,
-                             message_count, saved_at, fingerprint)
-    SELECT f.tenant_id, f.session_id, :checkpoint_seq, :run_id, :steps, :status,
-           CAST(:usage AS jsonb), :message_count, clock_timestamp(), CAST(:fingerprint AS text)
-      FROM fence f
-     WHERE :save
-)
-SELECT (SELECT count(*) FROM fence) AS fenced, (SELECT count(*) FROM settled) AS settled
-"""
-# The same statement in psycopg's placeholder style, for the driver connection.
-CHECKPOINT_PSYCOPG = re.sub(r"(?<![:\w]):(\w+)", r"%(\1)s", CHECKPOINT_SQL)
-
 
 @dataclass(frozen=True)
 class Claim:
@@ -320,184 +228,3 @@ async def hand_back(conn: AsyncConnection, *, run_id: UUID, token: int) -> bool:
         return False
     await conn.execute(NOTIFY)
     return True
-
-
-_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-
-
-def _json(value: Any) -> str:
-    return _encode(value)
-
-
-@dataclass(frozen=True)
-class FencedWrite:
-    """One run's checkpoint, fenced on the lease token its writer holds."""
-
-    run_id: UUID
-    token: int
-    write: CheckpointWrite
-
-
-async def write_checkpoint(
-    conn: AsyncConnection, *, run_id: UUID, token: int, write: CheckpointWrite
-) -> None:
-    """Commit one checkpoint for a run, fenced on its lease token.
-
-    It is one statement, so it is atomic on its own: callers may run it in autocommit
-    (the worker does: no BEGIN/COMMIT round trips on the hot path).
-
-    Raises:
-        LeaseLost: the token is stale (another worker claimed the run) or the run is gone.
-    """
-    driver = await _driver(conn)
-    cursor = await driver.execute(CHECKPOINT_PSYCOPG, _checkpoint_params(run_id, token, write))
-    lost = _lost(FencedWrite(run_id, token, write), await cursor.fetchone())
-    if lost is not None:
-        raise lost
-
-
-async def write_checkpoints(
-    conn: AsyncConnection, writes: Sequence[FencedWrite]
-) -> list[Exception | None]:
-    """Commit several runs' checkpoints in one transaction and one round trip, each
-    fenced on its own token. `conn` must be in autocommit (the transaction is the
-    driver's); a single write is just `write_checkpoint`.
-
-    Returns, for each write, None (saved) or what it alone met: `LeaseLost`, or the
-    database's error when the batch failed on it. After such an error the transaction was
-    rolled back, and the writes are made again one by one, so one bad write fails only its
-    own run. A broken connection raises: it says nothing of which writes committed.
-
-    The writes take their runs' row locks in run id order, the order every other
-    statement that locks several runs uses (`RENEW_LEASES`), so none of them can wait on
-    each other in a cycle.
-    """
-    driver = await _driver(conn)
-    if len(writes) > 1:
-        try:
-            return await _write_together(driver, writes)
-        except psycopg.Error:
-            if driver.broken or driver.closed:
-                raise
-    outcomes: list[Exception | None] = []
-    for w in writes:
-        try:
-            await write_checkpoint(conn, run_id=w.run_id, token=w.token, write=w.write)
-            outcomes.append(None)
-        except LeaseLost as lost:
-            outcomes.append(lost)
-        except psycopg.Error as error:
-            if driver.broken or driver.closed:
-                raise
-            outcomes.append(error)
-    return outcomes
-
-
-async def _write_together(
-    driver: psycopg.AsyncConnection[Any], writes: Sequence[FencedWrite]
-) -> list[Exception | None]:
-    order = sorted(range(len(writes)), key=lambda i: writes[i].run_id)
-    cursors: dict[int, psycopg.AsyncCursor[Any]] = {}
-    async with driver.pipeline(), driver.transaction():
-        for i in order:
-            w = writes[i]
-            params = _checkpoint_params(w.run_id, w.token, w.write)
-            cursors[i] = await driver.execute(CHECKPOINT_PSYCOPG, params)
-    return [_lost(w, await cursors[i].fetchone()) for i, w in enumerate(writes)]
-
-
-async def _driver(conn: AsyncConnection) -> psycopg.AsyncConnection[Any]:
-    # The checkpoint runs on the driver connection (SQLAlchemy's per-execute work was a
-    # fifth of the worker's CPU).
-    raw = await conn.get_raw_connection()
-    driver: psycopg.AsyncConnection[Any] = raw.driver_connection  # type: ignore[assignment]
-    return driver
-
-
-def _lost(fenced: FencedWrite, row: tuple[int, int] | None) -> LeaseLost | None:
-    """What the checkpoint statement's answer means for its writer."""
-    written, settled = row or (0, 0)
-    if written != 1:
-        return LeaseLost("the run's lease is held by another worker", run_id=str(fenced.run_id))
-    if settled != len(fenced.write.settlements):
-        return LeaseLost("a tool result was already recorded", run_id=str(fenced.run_id))
-    return None
-
-
-def _checkpoint_params(run_id: UUID, token: int, write: CheckpointWrite) -> dict[str, Any]:
-    return {
-        "run_id": run_id,
-        "token": token,
-        "status": write.status.value,
-        "steps": write.steps,
-        "usage": _json(write.usage.as_dict()),
-        "attempts": write.attempts,
-        "last_error": _json(write.last_error) if write.last_error is not None else None,
-        "input_seq": write.input_seq,
-        "output": write.output,
-        "finish_reason": write.finish_reason,
-        "delay_s": float(write.delay_s),
-        "keep_lease": write.status is RunStatus.RUNNING,
-        "progress": write.progress,
-        "terminal": write.status in (RunStatus.FINISHED, RunStatus.FAILED, RunStatus.CANCELLED),
-        "checkpoint_seq": write.checkpoint_seq,
-        "message_count": write.message_count,
-        "save": write.save,
-        "fingerprint": write.fingerprint,
-        "messages": _json(
-            [
-                {
-                    "seq": m.seq,
-                    "role": m.role,
-                    "content": stored_content(m.role, m.content, m.tool_call_ids, m.provider_data),
-                }
-                for m in write.messages
-            ]
-        ),
-        "calls": _json(
-            [
-                {
-                    "id": c.id,
-                    "seq": c.seq,
-                    "message_seq": c.message_seq,
-                    "idx": c.idx,
-                    "name": c.name,
-                    "arguments": c.arguments,
-                    "provider_call_id": c.provider_call_id,
-                }
-                for c in write.calls
-            ]
-        ),
-        "settlements": _json(
-            [
-                {"tool_call_id": s.tool_call_id, "status": s.status.value, "result": s.result}
-                for s in write.settlements
-            ]
-        ),
-        "approvals": _json(
-            [
-                {
-                    "id": a.id,
-                    "tool_call_id": a.tool_call_id,
-                    "tool": a.tool,
-                    "arguments": a.arguments,
-                    "timeout_s": a.timeout_s,
-                }
-                for a in write.approvals
-            ]
-        ),
-    }
-
-
-def stored_content(
-    role: str, content: Any, tool_call_ids: list[str], provider_data: dict[str, Any] | None = None
-) -> Any:
-    """How a message's content is stored: an assistant turn keeps its call ids with it,
-    and its provider-specific parts when it has any (`provider_data`; absent otherwise,
-    as in rows written before it existed)."""
-    if role == "assistant":
-        stored: dict[str, Any] = {"text": content, "tool_call_ids": tool_call_ids}
-        if provider_data:
-            stored["provider_data"] = provider_data
-        return stored
-    return content

@@ -12,7 +12,10 @@ from dataclasses import dataclass
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-PRUNE = text("""
+from app.domain.run import TERMINAL
+from app.store.tables import sql_list
+
+PRUNE = text(f"""
 WITH finished AS (
     -- Every tenant's: retention is the operator's. Ids are unique per tenant only, so
     -- every match below names the tenant too.
@@ -22,7 +25,7 @@ WITH finished AS (
        AND NOT EXISTS (
             SELECT 1 FROM runs r
              WHERE r.tenant_id = s.tenant_id AND r.session_id = s.id
-               AND (r.status NOT IN ('finished', 'failed', 'cancelled')
+               AND (r.status NOT IN {sql_list(TERMINAL)}
                     OR r.updated_at >= clock_timestamp() - make_interval(secs => :age_s)))
        -- Only sessions with history left: a pruned one must not be found again.
        AND (EXISTS (SELECT 1 FROM checkpoints c
@@ -40,7 +43,7 @@ WITH finished AS (
 SELECT (SELECT count(*) FROM finished) AS sessions,
        (SELECT count(*) FROM dropped_checkpoints) AS checkpoints,
        (SELECT count(*) FROM dropped_events) AS events
-""")
+""")  # noqa: S608 (composed of constants only)
 
 
 @dataclass(frozen=True)

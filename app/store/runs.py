@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import errors
 from app.domain.agent import drift
-from app.domain.run import ACTIVE, PAUSED, TERMINAL, RunStatus
+from app.domain.run import ACTIVE, PAUSED, TERMINAL, UNSETTLED, RunStatus
 from app.store import agents as agent_store
 from app.store import approvals as approval_store
 from app.store import events
@@ -297,7 +297,7 @@ async def _switch_version(
             select(tool_calls.c.tool_call_id, tool_calls.c.name).where(
                 tool_calls.c.tenant_id == session.tenant_id,
                 tool_calls.c.session_id == session.id,
-                tool_calls.c.status.in_(["pending", "running"]),
+                tool_calls.c.status.in_(UNSETTLED),
             )
         )
     ).all()
@@ -366,9 +366,13 @@ async def _cancel(conn: AsyncConnection, run: RunRecord) -> None:
     never_started = (
         await conn.execute(
             update(runs)
-            .where(runs.c.id == run.id, runs.c.status == "queued", runs.c.input_seq.is_(None))
+            .where(
+                runs.c.id == run.id,
+                runs.c.status == RunStatus.QUEUED,
+                runs.c.input_seq.is_(None),
+            )
             .values(
-                status="cancelled",
+                status=RunStatus.CANCELLED,
                 finish_reason="cancelled",
                 cancel_requested=True,
                 finished_at=func.now(),
@@ -427,9 +431,9 @@ async def resume(conn: AsyncConnection, tenant_id: str, run_id: UUID) -> RunReco
         )
     await conn.execute(
         update(runs)
-        .where(runs.c.id == run_id, runs.c.status == "failed")
+        .where(runs.c.id == run_id, runs.c.status == RunStatus.FAILED)
         .values(
-            status="queued",
+            status=RunStatus.QUEUED,
             not_before=func.now(),
             # A run that gave up on retries gets a fresh budget (the outage is over); one
             # that failed outright keeps its count.

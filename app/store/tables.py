@@ -11,6 +11,9 @@ A call's `tool_call_id` is unique in its session (the model's own id when that w
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from enum import StrEnum
+
 from sqlalchemy import (
     BigInteger,
     Boolean,
@@ -29,7 +32,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
-from app.domain.run import RunStatus
+from app.domain.run import ApprovalStatus, CallStatus, RunStatus
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -41,13 +44,14 @@ NAMING_CONVENTION = {
 
 metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
-RUN_STATUSES = tuple(status.value for status in RunStatus)
-TOOL_CALL_STATUSES = ("pending", "running", "ok", "error", "cancelled", "interrupted", "rejected")
-APPROVAL_STATUSES = ("pending", "approved", "rejected", "orphaned", "expired")
+
+def sql_list(statuses: Iterable[StrEnum]) -> str:
+    """A set of statuses as an SQL list, for statements written as text: `('a', 'b')`."""
+    return "(" + ", ".join(f"'{status.value}'" for status in sorted(statuses)) + ")"
 
 
-def _in(column: str, values: tuple[str, ...]) -> str:
-    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+def _in(column: str, statuses: Iterable[StrEnum]) -> str:
+    return f"{column} IN {sql_list(statuses)}"
 
 
 def _created() -> Column[object]:
@@ -158,7 +162,7 @@ runs = Table(
     _created(),
     _updated(),
     Column("finished_at", DateTime(timezone=True), nullable=True),
-    CheckConstraint(_in("status", RUN_STATUSES), name="status"),
+    CheckConstraint(_in("status", RunStatus), name="status"),
     UniqueConstraint("tenant_id", "session_id", "seq"),
     UniqueConstraint("tenant_id", "session_id", "idempotency_key"),
     _session_fk(),
@@ -219,7 +223,7 @@ tool_calls = Table(
     Column("provider_call_id", Text, nullable=True),
     PrimaryKeyConstraint("tenant_id", "session_id", "tool_call_id"),
     UniqueConstraint("tenant_id", "session_id", "seq"),
-    CheckConstraint(_in("status", TOOL_CALL_STATUSES), name="status"),
+    CheckConstraint(_in("status", CallStatus), name="status"),
     _session_fk(),
 )
 
@@ -257,7 +261,7 @@ approvals = Table(
     Column("expires_at", DateTime(timezone=True), nullable=True),
     _created(),
     Column("decided_at", DateTime(timezone=True), nullable=True),
-    CheckConstraint(_in("status", APPROVAL_STATUSES), name="status"),
+    CheckConstraint(_in("status", ApprovalStatus), name="status"),
 )
 Index(
     "ix_approvals_tenant_status_created",

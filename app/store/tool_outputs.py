@@ -16,7 +16,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import errors
-from app.domain.run import RunStatus
+from app.domain.run import CallStatus, RunStatus
 from app.store.notify import NOTIFY
 from app.store.runs import RunRecord, get_run
 from app.store.tables import runs, tool_calls, tool_outputs
@@ -63,7 +63,7 @@ async def awaited(conn: AsyncConnection, run_ids: list[UUID]) -> dict[UUID, list
         )
         .where(
             runs.c.id.in_(run_ids),
-            tool_calls.c.status == "pending",
+            tool_calls.c.status == CallStatus.PENDING,
             tool_outputs.c.tool_call_id.is_(None),
             runs.c.status == RunStatus.AWAITING_TOOL_RESULTS.value,
         )
@@ -110,8 +110,8 @@ async def post(
             )
         if tool_call_id not in waiting:
             raise errors.UnknownToolCall(
-                f"results.{index}.tool_call_id: run {run_id} does not await a result for "
-                f"{tool_call_id!r}",
+                f"run {run_id} does not await a result for {tool_call_id!r}",
+                field=("results", str(index), "tool_call_id"),
                 tool_call_id=tool_call_id,
                 awaited=sorted(waiting),
             )

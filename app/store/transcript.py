@@ -13,23 +13,10 @@ from app.domain.run import (
     CallStatus,
     ClientOutput,
     Entry,
-    Message,
     ToolCall,
 )
+from app.store.checkpoint import message_from_row
 from app.store.tables import approvals, checkpoints, messages, tool_calls, tool_outputs
-
-
-def message_from_row(seq: int, role: str, content: Any) -> Message:
-    """A stored message; an assistant turn is `{"text", "tool_call_ids", "provider_data"?}`."""
-    if role == "assistant" and isinstance(content, dict) and "tool_call_ids" in content:
-        return Message(
-            seq,
-            role,
-            content.get("text"),
-            list(content["tool_call_ids"]),
-            dict(content.get("provider_data") or {}),
-        )
-    return Message(seq, role, content)
 
 
 async def load_entries(

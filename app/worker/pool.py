@@ -23,58 +23,28 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from uuid import UUID
 
-import psycopg
-import sqlalchemy.exc
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import faults
 from app.capabilities import Capabilities
 from app.db import create_engine
-from app.domain.run import CheckpointWrite, RunStatus
+from app.domain.run import CheckpointWrite
 from app.egress import guarded_client
-from app.engine.loop import AgentLoop, RetryPolicy, RunStopped, StopReason
-from app.errors import LeaseLost
+from app.engine.loop import AgentLoop, RetryPolicy, RunStopped, StopReason, failed_by_a_bug
+from app.errors import LeaseLost, ResultAlreadyRecorded
 from app.providers.registry import build_model
 from app.settings import Settings
-from app.store import approvals, leases, retention, run_state
+from app.store import checkpoint, leases, run_state
+from app.store.unavailable import DATABASE_UNAVAILABLE, describe
 from app.store.wakeups import listen
 from app.tools.dispatch import ToolDispatcher
 from app.tools.http_tool import HttpTools
+from app.worker import housekeeping
 from app.worker.connections import ConnectionGate
+from app.worker.housekeeping import Job, run_jobs
 from app.worker.saves import SaveQueue
 
 log = logging.getLogger("perdure.worker")
-
-# Errors that mean "the database is not answering right now", as opposed to a bug.
-DB_UNAVAILABLE = (
-    sqlalchemy.exc.OperationalError,
-    sqlalchemy.exc.InterfaceError,
-    sqlalchemy.exc.TimeoutError,
-    # The checkpoint runs on the driver connection, whose errors SQLAlchemy never wraps.
-    psycopg.OperationalError,
-    psycopg.InterfaceError,
-    OSError,
-)
-
-
-def unavailable_reason(exc: BaseException) -> str:
-    """What a DB_UNAVAILABLE error means, in the words of the logs: a pool checkout that
-    timed out says nothing about the database, which may be answering everyone else. (The
-    run pool's checkouts wait their turn at its gate; this is then a connection held
-    outside the gate, that is a leak.)"""
-    if isinstance(exc, sqlalchemy.exc.TimeoutError):
-        return "no connection free in the pool"
-    return "database unreachable"
-
-
-def unavailable(exc: BaseException) -> str:
-    """A DB_UNAVAILABLE error for a log line: what it means, then what it said."""
-    return f"{unavailable_reason(exc)} ({_first_line(exc)})"
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
 
 
 def new_owner_id() -> str:
@@ -201,6 +171,7 @@ class WorkerPool:
             asyncio.create_task(self._claim_loop(), name="claim"),
             asyncio.create_task(self._heartbeat_loop(), name="heartbeat"),
             asyncio.create_task(listen(self.url, self._wake.set, self._stopping), name="listen"),
+            asyncio.create_task(run_jobs(self._jobs(), self._draining), name="housekeeping"),
         ]
         log.info("worker %s started (concurrency %d)", self.owner, self.concurrency)
 
@@ -229,6 +200,26 @@ class WorkerPool:
         await self.release_engine.dispose()
         log.info("worker %s stopped", self.owner)
 
+    def _jobs(self) -> list[Job]:
+        jobs = [
+            Job(
+                "approval expiry",
+                self.settings.poll_interval_s,
+                housekeeping.expire_approvals(self.gate),
+            )
+        ]
+        if self.settings.retention_days is not None:
+            jobs.append(
+                Job(
+                    "pruning",
+                    self.settings.retention_interval_s,
+                    housekeeping.prune_history(self.gate, self.settings.retention_days),
+                    # The first prune one interval after start, not in a deploy's rush.
+                    due_at=time.monotonic() + self.settings.retention_interval_s,
+                )
+            )
+        return jobs
+
     # -- claiming ------------------------------------------------------------------------
 
     async def _claim_loop(self) -> None:
@@ -240,21 +231,7 @@ class WorkerPool:
                 await asyncio.sleep(self.settings.poll_interval_s)
 
     async def _claim_forever(self) -> None:
-        last_expiry = 0.0
-        last_prune = time.monotonic()
         while not self._draining.is_set():
-            if (
-                self.settings.retention_days is not None
-                and time.monotonic() - last_prune >= self.settings.retention_interval_s
-            ):
-                last_prune = time.monotonic()
-                await self._prune(self.settings.retention_days)
-            if time.monotonic() - last_expiry >= self.settings.poll_interval_s:
-                last_expiry = time.monotonic()
-                try:
-                    await approvals.expire_due(self.gate.begin)
-                except DB_UNAVAILABLE as exc:
-                    log.warning("approval expiry failed: %s", unavailable(exc))
             # A run driven alone (under suspicion) has the pool to itself.
             solo = any(control.solo for control in self.active.values())
             free = 0 if solo else self.concurrency - len(self._tasks)
@@ -262,8 +239,8 @@ class WorkerPool:
             if free > 0:
                 try:
                     again = await self._claim(free)
-                except DB_UNAVAILABLE as exc:
-                    log.warning("claim failed: %s", unavailable(exc))
+                except DATABASE_UNAVAILABLE as exc:
+                    log.warning("claim failed: %s", describe(exc))
             if again:
                 continue  # there may be more ready right now
             self._wake.clear()
@@ -326,15 +303,6 @@ class WorkerPool:
             self._tasks[claim.run_id] = asyncio.create_task(self._drive(control, previous))
         return again
 
-    async def _prune(self, days: float) -> None:
-        try:
-            async with self.gate.begin() as conn:
-                pruned = await retention.prune(conn, older_than_s=days * 86400)
-            if pruned.sessions:
-                log.info("pruned the history of %d finished sessions", pruned.sessions)
-        except DB_UNAVAILABLE as exc:
-            log.warning("pruning failed: %s", unavailable(exc))
-
     # -- driving one run -----------------------------------------------------------------
 
     async def _drive(self, control: RunControl, previous: asyncio.Task[None] | None = None) -> None:
@@ -376,19 +344,25 @@ class WorkerPool:
                 log.info("run %s handed back to the fleet, cleared of suspicion", run_id)
             else:
                 log.info("run %s stopped: %s", run_id, stop.reason.value)
+        except ResultAlreadyRecorded:
+            log.warning(
+                "run %s: a tool result it saved was already recorded; stopped, the run is "
+                "reloaded by its next claim",
+                run_id,
+            )
         except LeaseLost:
             log.warning("run %s: lease lost, another worker has it", run_id)
-        except DB_UNAVAILABLE as exc:
+        except DATABASE_UNAVAILABLE as exc:
             # The last write may or may not have committed: whoever claims the run next
             # reloads it from what the database has. Hand it back now rather than leave it
             # leased to a worker that is alive (no fast takeover) but no longer drives it;
             # if that fails too, the lease lapses (the heartbeat stops renewing it below).
             # (A full pool is not one of these: checkouts wait their turn at the gate.)
-            log.warning("run %s: %s; giving the run up", run_id, unavailable(exc))
+            log.warning("run %s: %s; giving the run up", run_id, describe(exc))
             await self._give_back(control)
         except Exception:
             log.exception("run %s: unexpected error", run_id)
-            with suppress(LeaseLost, *DB_UNAVAILABLE):
+            with suppress(LeaseLost, *DATABASE_UNAVAILABLE):
                 await self._fail(control)
         finally:
             # Only our own entries: a newer claim of this run may have replaced them.
@@ -404,11 +378,11 @@ class WorkerPool:
                 released = await leases.hand_back(
                     conn, run_id=control.run_id, token=control.lease_token
                 )
-        except DB_UNAVAILABLE as exc:
+        except DATABASE_UNAVAILABLE as exc:
             log.warning(
                 "run %s: handing it back failed too: %s; its lease will lapse",
                 control.run_id,
-                unavailable(exc),
+                describe(exc),
             )
             return
         except Exception:
@@ -428,24 +402,12 @@ class WorkerPool:
             run = await run_state.load_run(conn, control.run_id)
             if run is None:
                 return
-            write = CheckpointWrite(
-                checkpoint_seq=run.state.next_checkpoint_seq,
-                status=RunStatus.FAILED,
-                steps=run.state.steps,
-                usage=run.state.usage,
-                message_count=run.state.visible_count,
-                attempts=run.state.attempts + 1,
-                last_error={
-                    "code": "internal_error",
-                    "retryable": False,
-                    "message": "the worker hit an internal error; see its log",
-                },
-                save=False,
-                finish_reason="error",
-            )
             with suppress(LeaseLost):
-                await leases.write_checkpoint(
-                    conn, run_id=control.run_id, token=control.lease_token, write=write
+                await checkpoint.write_checkpoint(
+                    conn,
+                    run_id=control.run_id,
+                    token=control.lease_token,
+                    write=failed_by_a_bug(run.state),
                 )
 
     # -- heartbeats ----------------------------------------------------------------------
@@ -470,7 +432,7 @@ class WorkerPool:
                         await self._renew(conn)
             except Exception as exc:  # a lost connection, or a bug: either way, no liveness
                 self._alive.clear()
-                if isinstance(exc, DB_UNAVAILABLE):
+                if isinstance(exc, DATABASE_UNAVAILABLE):
                     log.warning(
                         "liveness connection lost (%s): stopping this worker's runs",
                         type(exc).__name__,

@@ -3,7 +3,7 @@
 Every run's save joins one queue. Writers (at most one per connection of the pool) take
 whatever is queued when they get a connection and commit it together: one transaction,
 one round trip, one WAL flush, each write still fenced on its own run's token
-(`leases.write_checkpoints`). Under a burst the queue grows and so do the batches, which
+(`checkpoint.write_checkpoints`). Under a burst the queue grows and so do the batches, which
 is what turns a burst into throughput; at a trickle every batch is a single statement,
 the hot path as it always was.
 
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from app.domain.run import CheckpointWrite
-from app.store import leases
-from app.store.leases import FencedWrite
+from app.store import checkpoint
+from app.store.checkpoint import FencedWrite
 from app.worker.connections import ConnectionGate
 
 # Enough to absorb a burst in few round trips; small enough that one transaction stays
@@ -72,7 +72,7 @@ class SaveQueue:
                         if not batch:
                             continue  # other writers took it all meanwhile
                         fenced = [queued.fenced for queued in batch]
-                        outcomes = await leases.write_checkpoints(conn, fenced)
+                        outcomes = await checkpoint.write_checkpoints(conn, fenced)
                         for queued, outcome in zip(batch, outcomes, strict=True):
                             _settle(queued.done, outcome)
                 except Exception as error:

@@ -195,7 +195,7 @@ async def test_hand_back_fails_too__the_lease_lapses_unrenewed(
 
 
 def test_unavailable_reason__pool_timeout_is_not_an_unreachable_database() -> None:
-    from app.worker.pool import unavailable_reason
+    from app.store.unavailable import unavailable_reason
 
     assert unavailable_reason(sqlalchemy.exc.TimeoutError("QueuePool limit")) == (
         "no connection free in the pool"

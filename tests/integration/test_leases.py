@@ -19,7 +19,7 @@ from app.domain.principal import DEFAULT_TENANT
 from app.domain.run import CheckpointWrite, NewMessage, RunStatus, Usage
 from app.errors import LeaseLost
 from app.settings import Settings
-from app.store import agents, leases
+from app.store import agents, checkpoint, leases
 from app.store.runs import SendCommand, send
 from tests import pg
 
@@ -121,7 +121,7 @@ async def _one_at_a_time(engine: AsyncEngine, first: uuid.UUID, second: uuid.UUI
     assert [c.run_id for c in claims] == [first]
     async with engine.begin() as conn:
         assert await claim(conn, owner="w", limit=10, ttl_s=30) == []
-        await leases.write_checkpoint(
+        await checkpoint.write_checkpoint(
             conn, run_id=first, token=claims[0].lease_token, write=write(1, RunStatus.FINISHED)
         )
     async with engine.begin() as conn:
@@ -168,7 +168,7 @@ async def test_fence__a_stale_token_writes_nothing(engine: AsyncEngine, database
 
     try:
         async with engine.begin() as conn:
-            await leases.write_checkpoint(
+            await checkpoint.write_checkpoint(
                 conn, run_id=run_id, token=stale.lease_token, write=write(1)
             )
         raise AssertionError("a stale token must not write")
@@ -178,7 +178,9 @@ async def test_fence__a_stale_token_writes_nothing(engine: AsyncEngine, database
     assert pg.scalar(database_url, "SELECT count(*) FROM checkpoints") == 0
 
     async with engine.begin() as conn:
-        await leases.write_checkpoint(conn, run_id=run_id, token=fresh.lease_token, write=write(1))
+        await checkpoint.write_checkpoint(
+            conn, run_id=run_id, token=fresh.lease_token, write=write(1)
+        )
     assert pg.scalar(database_url, "SELECT count(*) FROM checkpoints") == 1
 
 
@@ -291,11 +293,11 @@ async def test_batch__one_transaction__each_write_fenced_on_its_own_token(
         claims = {c.run_id: c for c in await claim(conn, owner="w", limit=3, ttl_s=30)}
     stale = ids[1]
     batch = [
-        leases.FencedWrite(run_id, claims[run_id].lease_token - (run_id == stale), write(1))
+        checkpoint.FencedWrite(run_id, claims[run_id].lease_token - (run_id == stale), write(1))
         for run_id in ids
     ]
     async with autocommit(engine) as conn:
-        outcomes = await leases.write_checkpoints(conn, batch)
+        outcomes = await checkpoint.write_checkpoints(conn, batch)
 
     assert [type(o).__name__ for o in outcomes] == ["NoneType", "LeaseLost", "NoneType"]
     saved = pg.scalar(
@@ -315,20 +317,20 @@ async def test_batch__a_write_the_database_refuses_fails_only_its_own_save(
     async with engine.begin() as conn:
         claims = {c.run_id: c for c in await claim(conn, owner="w", limit=3, ttl_s=30)}
         bad = ids[2]
-        await leases.write_checkpoint(
+        await checkpoint.write_checkpoint(
             conn, run_id=bad, token=claims[bad].lease_token, write=write(1)
         )
     batch = [
-        leases.FencedWrite(run_id, claims[run_id].lease_token, write(1 + (run_id == bad)))
+        checkpoint.FencedWrite(run_id, claims[run_id].lease_token, write(1 + (run_id == bad)))
         for run_id in ids
     ]
     # Its second checkpoint repeats message seq 1: a unique violation.
     bad_write = batch[2].write
-    batch[2] = leases.FencedWrite(
+    batch[2] = checkpoint.FencedWrite(
         bad, claims[bad].lease_token, replace(bad_write, messages=write(1).messages)
     )
     async with autocommit(engine) as conn:
-        outcomes = await leases.write_checkpoints(conn, batch)
+        outcomes = await checkpoint.write_checkpoints(conn, batch)
 
     assert outcomes[:2] == [None, None]
     assert isinstance(outcomes[2], psycopg.errors.UniqueViolation), outcomes[2]
@@ -354,11 +356,11 @@ async def test_batch__never_deadlocks_with_renewals(
             for seq in range(1, 31):
                 order = rng.sample(ids, len(ids))
                 batch = [
-                    leases.FencedWrite(run_id, claims[run_id].lease_token, write(seq))
+                    checkpoint.FencedWrite(run_id, claims[run_id].lease_token, write(seq))
                     for run_id in order
                 ]
                 async with autocommit(engine) as conn:
-                    outcomes = await leases.write_checkpoints(conn, batch)
+                    outcomes = await checkpoint.write_checkpoints(conn, batch)
                 assert outcomes == [None] * len(ids), outcomes
 
         async def renewals() -> None:

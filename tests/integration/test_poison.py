@@ -16,7 +16,7 @@ from app.domain.principal import DEFAULT_TENANT
 from app.domain.run import CheckpointWrite, RunStatus, Usage
 from app.errors import LeaseLost
 from app.settings import Settings
-from app.store import leases
+from app.store import checkpoint, leases
 from app.store import runs as run_store
 from tests import pg
 from tests.integration.test_leases import alive, make_runs, write
@@ -133,10 +133,10 @@ async def test_progress_clears_suspicion_in_the_fenced_save__hand_backs_do_not(
         assert not intent.progress
         assert not backoff.progress
         async with engine.begin() as conn:
-            await leases.write_checkpoint(conn, run_id=run_id, token=token, write=intent)
+            await checkpoint.write_checkpoint(conn, run_id=run_id, token=token, write=intent)
         assert suspicion(database_url, run_id) == ("running", True, 1)
         async with engine.begin() as conn:
-            await leases.write_checkpoint(conn, run_id=run_id, token=token, write=backoff)
+            await checkpoint.write_checkpoint(conn, run_id=run_id, token=token, write=backoff)
         assert suspicion(database_url, run_id) == ("queued", True, 1)
         # Handed back before any progress: still a suspect, for idle workers only.
         assert await claim(engine, "alone-2", idle=False) == []
@@ -144,7 +144,7 @@ async def test_progress_clears_suspicion_in_the_fenced_save__hand_backs_do_not(
         assert (again.suspect, again.deaths) == (True, 1), "a clean hand-back is no death"
         # Progress (a checkpoint), in the same fenced statement: cleared, count reset.
         async with engine.begin() as conn:
-            await leases.write_checkpoint(
+            await checkpoint.write_checkpoint(
                 conn, run_id=run_id, token=again.lease_token, write=write(1)
             )
         assert suspicion(database_url, run_id) == ("running", False, 0)
@@ -175,7 +175,7 @@ async def test_past_the_limit__failed_as_poison_fenced__resume_gives_a_fresh_cou
         (normal,) = await claim(engine, "judge", idle=True, max_deaths=max_deaths)
         assert normal.run_id == other
         async with engine.begin() as conn:
-            await leases.write_checkpoint(
+            await checkpoint.write_checkpoint(
                 conn, run_id=other, token=normal.lease_token, write=write(1, RunStatus.FINISHED)
             )
     row = pg.scalar(
@@ -196,7 +196,7 @@ async def test_past_the_limit__failed_as_poison_fenced__resume_gives_a_fresh_cou
     # Fenced: the last driver's token writes nothing.
     with pytest.raises(LeaseLost):
         async with engine.begin() as conn:
-            await leases.write_checkpoint(
+            await checkpoint.write_checkpoint(
                 conn, run_id=run_id, token=last.lease_token, write=write(1)
             )
 

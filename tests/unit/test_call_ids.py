@@ -6,8 +6,7 @@ from collections.abc import Iterator
 
 from app.domain.run import CallStatus, Message, ToolCall
 from app.engine.transcript import call_ids, model_messages
-from app.store.leases import stored_content
-from app.store.transcript import message_from_row
+from app.store.checkpoint import message_from_row, stored_content
 
 
 def minted() -> Iterator[str]:

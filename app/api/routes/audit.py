@@ -29,6 +29,17 @@ class AuditEventOut(BaseModel):
     data: dict[str, Any]
     created_at: datetime
 
+    @classmethod
+    def of(cls, event: store.AuditEvent) -> AuditEventOut:
+        return cls(
+            id=event.id,
+            action=event.action,
+            actor=event.actor,
+            target=event.target,
+            data=event.data,
+            created_at=event.created_at,
+        )
+
 
 class AuditPage(BaseModel):
     items: list[AuditEventOut]
@@ -45,5 +56,5 @@ async def list_audit(
     """Who did what in this tenant, newest first (`cursor`: the `next_cursor` of a page)."""
     async with engine.connect() as conn:
         events = await store.list_audit(conn, principal.tenant_id, before_id=cursor, limit=limit)
-    items = [AuditEventOut(**vars(e)) for e in events]
+    items = [AuditEventOut.of(e) for e in events]
     return AuditPage(items=items, next_cursor=str(items[-1].id) if len(items) == limit else None)

@@ -20,34 +20,21 @@ from app.api.schemas import (
     CompareOut,
     ForkIn,
     ForkOut,
+    ForkPatchIn,
     SeqCursor,
     SessionIdPath,
     Trajectory,
     TrajectoryStep,
-    Usage,
     check_session_id,
 )
-from app.api.views import render_messages, run_out
+from app.api.views import run_out
 from app.domain.agent import ID_PATTERN
-from app.domain.fork import ForkPatch, compare, steps_of
-from app.domain.run import ToolCall
+from app.domain.fork import compare, steps_of
 from app.store import forks, history, transcript
 from app.store import runs as run_store
 from app.store import sessions as session_store
 
 router = APIRouter(prefix="/v1/sessions", tags=["history"])
-
-
-def checkpoint_out(record: history.CheckpointRecord) -> dict[str, Any]:
-    return {
-        "seq": record.seq,
-        "step": record.step,
-        "status": record.status,
-        "saved_at": record.saved_at,
-        "message_count": record.message_count,
-        "run_id": str(record.run_id),
-        "fingerprint": record.fingerprint,
-    }
 
 
 @router.get(
@@ -70,7 +57,7 @@ async def list_checkpoints(
             conn, principal.tenant_id, session_id, before_seq=cursor, limit=limit
         )
     return CheckpointPage(
-        items=[CheckpointOut(**checkpoint_out(r)) for r in records],
+        items=[CheckpointOut.of(r) for r in records],
         next_cursor=None if next_seq is None else str(next_seq),
     )
 
@@ -91,12 +78,7 @@ async def get_checkpoint(
     async with engine.connect() as conn:
         record = await history.get_checkpoint(conn, principal.tenant_id, session_id, seq)
         entries = await history.entries_at(conn, principal.tenant_id, session_id, seq)
-    calls = {e.id: e for e in entries if isinstance(e, ToolCall)}
-    return CheckpointDetail(
-        **checkpoint_out(record),
-        usage=Usage(**record.usage),
-        messages=render_messages(entries, calls),
-    )
+    return CheckpointDetail.at(record, entries)
 
 
 @router.post(
@@ -116,28 +98,7 @@ async def create_fork(
     check_session_id(session_id)
     if body.session_id is not None:
         check_session_id(body.session_id)
-    patch_in = body.patch
-    append: list[dict[str, Any]] = []
-    if patch_in is not None and patch_in.append_input is not None:
-        raw = patch_in.append_input
-        append = (
-            [{"role": "user", "content": raw}]
-            if isinstance(raw, str)
-            else [m.model_dump() for m in raw]
-        )
-    patch = ForkPatch(
-        messages=(
-            [m.model_dump() for m in patch_in.messages]
-            if patch_in is not None and patch_in.messages is not None
-            else None
-        ),
-        tool_result=(
-            (patch_in.tool_result.tool_call_id, patch_in.tool_result.result)
-            if patch_in is not None and patch_in.tool_result is not None
-            else None
-        ),
-        append_input=append,
-    )
+    patch = (body.patch or ForkPatchIn()).to_patch()
     async with engine.begin() as conn:
         made = await forks.fork(
             conn,

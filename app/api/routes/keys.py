@@ -56,6 +56,10 @@ class KeyOut(BaseModel):
 class KeyCreated(KeyOut):
     key: str = Field(description="The key itself. Shown this once: only its hash is kept.")
 
+    @classmethod
+    def made(cls, key: store.ApiKey, plaintext: str) -> KeyCreated:
+        return cls(**KeyOut.of(key).model_dump(), key=plaintext)
+
 
 class KeyList(BaseModel):
     items: list[KeyOut]
@@ -73,7 +77,7 @@ async def create_key(body: KeyCreate, principal: Admin, engine: EngineDep) -> Ke
             actor=principal.as_actor(),
             minted_by=principal.root,
         )
-    return KeyCreated(**KeyOut.of(key).model_dump(), key=plaintext)
+    return KeyCreated.made(key, plaintext)
 
 
 @router.get("", response_model=KeyList, responses=responses())

@@ -14,6 +14,7 @@ from app.api.deps import EngineDep, SettingsDep
 from app.api.problems import responses
 from app.api.schemas import (
     MAX_PAGE,
+    MessageOut,
     MessagePage,
     RunOut,
     SendRequest,
@@ -22,7 +23,7 @@ from app.api.schemas import (
     SessionOut,
     check_session_id,
 )
-from app.api.views import render_messages, run_out
+from app.api.views import run_out
 from app.domain.principal import Scope
 from app.domain.run import PAUSED, TERMINAL, Message
 from app.store import runs as run_store
@@ -169,6 +170,6 @@ async def list_messages(
         turns = [e.seq for e in entries if isinstance(e, Message) and e.tool_call_ids]
         calls = await transcript.calls_of_turns(conn, principal.tenant_id, session_id, turns)
     by_id = {c.id: c for turn in calls.values() for c in turn}
-    items = render_messages(entries, by_id)
+    items = MessageOut.transcript(entries, by_id)
     next_cursor = str(entries[-1].seq) if len(entries) == limit else None
     return MessagePage(items=items, next_cursor=next_cursor)
