@@ -31,14 +31,7 @@ class AuditEventOut(BaseModel):
 
     @classmethod
     def of(cls, event: store.AuditEvent) -> AuditEventOut:
-        return cls(
-            id=event.id,
-            action=event.action,
-            actor=event.actor,
-            target=event.target,
-            data=event.data,
-            created_at=event.created_at,
-        )
+        return cls.model_validate(event, from_attributes=True)
 
 
 class AuditPage(BaseModel):
