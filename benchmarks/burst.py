@@ -37,21 +37,15 @@ from benchmarks.loop_throughput import (
     MEASURED,
     WorkerFleet,
     admin,
-    clone_template,
     describe_server,
     enqueue,
-    prepare_template,
     query_one,
     run_baseline,
     wait_finished,
 )
-from tests.providers.fake_servers import (
-    OPENAI_PATH,
-    FakeServer,
-    conversation_position,
-    fake_server,
-    tool_then_done,
-)
+from tests import pg
+from tests.fake_http import FakeServer, fake_server
+from tests.providers.fake_servers import OPENAI_PATH, conversation_position, tool_then_done
 
 AGENT_ID = "burst"
 POOL_SIZE = 10  # the default PERDURE_POOL_SIZE
@@ -127,9 +121,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"== embedded Postgres, durable defaults: {describe_server(server)}")
         print("== baseline")
         baseline = dict(run_baseline(server, args.pgbench_seconds))
-        prepare_template(server)
-        clone_template(server, "burst")
-        url = server.url("burst")
+        name = pg.clone(server.url(), pg.create_template(server.url()))
+        url = server.url(name)
         with fake_server(OPENAI_PATH) as model:
             model.respond = tool_then_done
             model.answering.clear()
@@ -140,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             held = wait_held(model, args.runs)
             released = time.monotonic()
             model.answering.set()
-            with admin(server, "burst") as conn:
+            with admin(server, name) as conn:
                 if not wait_finished(conn, MEASURED, args.runs, timeout_s=600):
                     raise RuntimeError("runs did not all finish within 600 s")
                 took = time.monotonic() - released

@@ -34,16 +34,17 @@ from typing import Any
 import psycopg
 from sqlalchemy import text
 
-from app.db import create_engine, libpq_url, migrate
+from app.db import create_engine
 from app.domain.agent import AgentDefinition
 from app.domain.principal import DEFAULT_TENANT
 from app.embedded_pg import SUPERUSER, EmbeddedPostgres, pgbench_path
 from app.settings import Settings
 from app.store import agents as agent_store
 from app.store import runs as run_store
+from tests import pg
+from tests.crash.harness import spawn_worker
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-TEMPLATE_DB = "bench_template"
 PGBENCH_DB = "pgbench"
 AGENT_ID = "bench"
 WARMUP_AGENT_ID = "warmup"
@@ -133,7 +134,7 @@ def machine_jiffies() -> tuple[int, int]:
 
 
 def admin(server: EmbeddedPostgres, database: str = "postgres") -> psycopg.Connection[Any]:
-    return psycopg.connect(libpq_url(server.url(database)), autocommit=True)
+    return pg.admin(server.url(database))
 
 
 def query_one(
@@ -152,25 +153,6 @@ def describe_server(server: EmbeddedPostgres) -> str:
     names = ("server_version", "fsync", "synchronous_commit", "wal_sync_method", "shared_buffers")
     with admin(server) as conn:
         return " ".join(f"{n}={query_one(conn, f'SHOW {n}')[0]}" for n in names)
-
-
-def prepare_template(server: EmbeddedPostgres) -> None:
-    """One migrated database that each measurement clones, so each starts empty."""
-    with admin(server) as conn:
-        conn.execute(f'CREATE DATABASE "{TEMPLATE_DB}"')
-    migrate(server.url(TEMPLATE_DB))
-    with admin(server) as conn:
-        conn.execute(f'ALTER DATABASE "{TEMPLATE_DB}" WITH ALLOW_CONNECTIONS false')
-
-
-def clone_template(server: EmbeddedPostgres, name: str) -> None:
-    with admin(server) as conn:
-        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}" STRATEGY FILE_COPY')
-
-
-def drop_database(server: EmbeddedPostgres, name: str) -> None:
-    with admin(server) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 # -- baseline: Postgres's own commit rate -----------------------------------------------
@@ -274,12 +256,6 @@ async def enqueue(
         await engine.dispose()
 
 
-def worker_command() -> list[str]:
-    """The `perdure` console script next to this interpreter, or the same via `-m`."""
-    script = Path(sys.executable).parent / "perdure"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "app.cli"]
-
-
 class WorkerFleet:
     """`perdure worker` subprocesses, each with its own log file."""
 
@@ -304,23 +280,8 @@ class WorkerFleet:
             # The agent's tool is `tests.tools:noop`: the repository must be importable.
             PYTHONPATH=os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH")) if p),
         )
-        processes: list[subprocess.Popen[bytes]] = []
-        logs: list[Path] = []
-        for index in range(count):
-            log = log_dir / f"worker-{index}.log"
-            with log.open("wb") as out:
-                processes.append(
-                    subprocess.Popen(
-                        [*worker_command(), "worker"],
-                        cwd=REPO_ROOT,
-                        env=env,
-                        stdin=subprocess.DEVNULL,
-                        stdout=out,
-                        stderr=subprocess.STDOUT,
-                    )
-                )
-            logs.append(log)
-        return cls(processes, logs)
+        logs = [log_dir / f"worker-{index}.log" for index in range(count)]
+        return cls([spawn_worker(env, log) for log in logs], logs)
 
     def wait_ready(self, timeout_s: float = 60.0) -> None:
         """Wait until each worker printed its start line: imports done, loops running.
@@ -493,10 +454,11 @@ def runs_hot_share(conn: psycopg.Connection[Any], expected_updates: int) -> floa
 
 
 def measure(
-    server: EmbeddedPostgres, plan: Plan, turns: int, workers: int, name: str, log_dir: Path
+    server: EmbeddedPostgres, plan: Plan, turns: int, workers: int, template: str, log_dir: Path
 ) -> Result:
-    """One measurement on a fresh database: enqueue, wait for every run to finish."""
-    clone_template(server, name)
+    """One measurement on a fresh database (a clone of `template`): enqueue, wait for every
+    run to finish."""
+    name = pg.clone(server.url(), template)
     url = server.url(name)
     asyncio.run(create_agents(url, turns))
     # Split the sessions evenly, so that with N workers each claims its share at once.
@@ -528,7 +490,7 @@ def measure(
         fleet.stop()
     with admin(server, name) as conn:
         hot_share = runs_hot_share(conn, checkpoints)
-    drop_database(server, name)
+    pg.drop(server.url(), name)
     busy = after.machine[0] - before.machine[0]
     total = after.machine[1] - before.machine[1]
     return Result(
@@ -732,7 +694,8 @@ def run(plan: Plan, workdir: Path, server: EmbeddedPostgres) -> list[list[Result
     print(f"== embedded Postgres, durable defaults: {describe_server(server)}")
     print("== baseline")
     baseline = run_baseline(server, plan.pgbench_seconds)
-    prepare_template(server)
+    # One migrated database that each measurement clones, so each starts empty.
+    template = pg.create_template(server.url())
     pool = "= concurrency" if plan.pool_size is None else str(plan.pool_size)
     print(
         f"== workload: {plan.sessions} sessions split over the worker processes "
@@ -744,9 +707,8 @@ def run(plan: Plan, workdir: Path, server: EmbeddedPostgres) -> list[list[Result
     for turns in plan.turn_counts:
         for workers in plan.worker_counts:
             results = []
-            for repeat in range(plan.repeats):
-                name = f"bench_k{turns}_w{workers}_{repeat}"
-                result = measure(server, plan, turns, workers, name, workdir)
+            for _ in range(plan.repeats):
+                result = measure(server, plan, turns, workers, template, workdir)
                 results.append(result)
                 print(table_row(result_row(result), widths), flush=True)
             measured.append(results)

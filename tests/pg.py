@@ -8,6 +8,7 @@ which copies files instead of replaying migrations.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+from psycopg.rows import dict_row
 from sqlalchemy.engine import make_url
 
 from app.db import libpq_url, migrate, normalise_url
@@ -72,9 +74,15 @@ def create_template(admin_url: str) -> str:
 
 
 def rows(url: str, sql: str, *params: object) -> list[tuple[Any, ...]]:
-    """What `sql` returns, read on a connection of its own."""
-    with psycopg.connect(libpq_url(url)) as conn:
+    """What `sql` returns, read on a connection of its own (one that gives up connecting
+    after 5 s: a test whose server is down fails instead of hanging)."""
+    with psycopg.connect(libpq_url(url), connect_timeout=5) as conn:
         return conn.execute(sql, params).fetchall()
+
+
+async def arows(url: str, sql: str, *params: object) -> list[tuple[Any, ...]]:
+    """`rows` off the event loop, so an in-process API or worker pool runs meanwhile."""
+    return await asyncio.to_thread(rows, url, sql, *params)
 
 
 def scalar(url: str, sql: str, *params: object) -> Any:
@@ -82,6 +90,19 @@ def scalar(url: str, sql: str, *params: object) -> Any:
     found = rows(url, sql, *params)
     assert found, sql
     return found[0][0]
+
+
+def run_row(url: str, run_id: object) -> dict[str, Any]:
+    """One run's row, by column name; the run must exist."""
+    with psycopg.connect(libpq_url(url), connect_timeout=5, row_factory=dict_row) as conn:
+        row = conn.execute("SELECT * FROM runs WHERE id = %s", (run_id,)).fetchone()
+    assert row is not None, f"no run {run_id}"
+    return row
+
+
+async def arun_row(url: str, run_id: object) -> dict[str, Any]:
+    """`run_row` off the event loop."""
+    return await asyncio.to_thread(run_row, url, run_id)
 
 
 def fresh_database(server: EmbeddedPostgres) -> str:

@@ -14,16 +14,14 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
-
-import httpx
+from typing import Any, TypeVar
 
 from tests.agents import GRANTS_ENV
+from tests.fake_http import Reply, Seen, fake_server
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -112,45 +110,36 @@ class ToolServer:
         seen.ended = time.monotonic()
         return {"attempt": attempt, "key": key, "label": arguments.get("label")}
 
+    def respond(self, request: Seen) -> Reply | None:
+        """For `FakeServer.respond`: the call's answer (a caller that was killed meanwhile
+        is no error); none for a caller killed while sending (no complete request, no
+        effect)."""
+        try:
+            body = request.body
+        except ValueError:
+            return None
+        return Reply(body=self.handle(body, request.headers))
 
-def reply_json(handler: BaseHTTPRequestHandler, payload: Any) -> None:
-    """Answer 200 with `payload`; a caller that was killed meanwhile is no error."""
-    reply = json.dumps(payload).encode()
-    try:
-        handler.send_response(200)
-        handler.send_header("content-type", "application/json")
-        handler.send_header("content-length", str(len(reply)))
-        handler.end_headers()
-        handler.wfile.write(reply)
-    except (BrokenPipeError, ConnectionResetError):
-        pass  # the worker that called us was killed
+
+Served = TypeVar("Served", bound=ToolServer)
+
+
+@contextmanager
+def serving(state: Served) -> Iterator[Served]:
+    """`state` answering POSTs to its `url` on a `tests.fake_http` server."""
+    with fake_server("/tool") as http:
+        http.respond = state.respond
+        state.url = f"{http.url}/tool"
+        try:
+            yield state
+        finally:
+            state.release()
 
 
 @contextmanager
 def tool_server() -> Iterator[ToolServer]:
-    server_state = ToolServer()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            length = int(self.headers.get("content-length", 0))
-            body = json.loads(self.rfile.read(length))
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            reply_json(self, server_state.handle(body, headers))
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    server_state.url = f"http://127.0.0.1:{httpd.server_address[1]}/tool"
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server_state
-    finally:
-        server_state.release()
-        httpd.shutdown()
-        httpd.server_close()
+    with serving(ToolServer()) as state:
+        yield state
 
 
 @dataclass
@@ -201,6 +190,19 @@ def worker_env(database_url: str, call_log: Path, **overrides: str) -> dict[str,
     return env
 
 
+def spawn_worker(env: Mapping[str, str], log_path: Path) -> subprocess.Popen[bytes]:
+    """A `perdure worker` process with exactly this environment, its output in `log_path`."""
+    with open(log_path, "wb") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "app.cli", "worker"],
+            cwd=ROOT,
+            env=dict(env),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+
+
 @contextmanager
 def workers(tmp: Path, database_url: str, call_log: Path) -> Iterator[Callable[..., Worker]]:
     """A factory of `perdure worker` processes; every one is killed at the end."""
@@ -208,15 +210,7 @@ def workers(tmp: Path, database_url: str, call_log: Path) -> Iterator[Callable[.
 
     def start(**overrides: str) -> Worker:
         log_path = tmp / f"worker-{len(started)}.log"
-        with open(log_path, "wb") as log:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "app.cli", "worker"],
-                cwd=ROOT,
-                env=worker_env(database_url, call_log, **overrides),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-            )
+        process = spawn_worker(worker_env(database_url, call_log, **overrides), log_path)
         worker = Worker(process, log_path)
         started.append(worker)
         return worker
@@ -232,17 +226,6 @@ def model_calls(call_log: Path) -> list[dict[str, Any]]:
     if not call_log.exists():
         return []
     return [json.loads(line) for line in call_log.read_text().splitlines() if line]
-
-
-async def define_and_send(api: httpx.AsyncClient, body: dict[str, Any], session: str) -> str:
-    """Define the agent `body`, send "go" to `session` with it; the queued run's id."""
-    assert (await api.post("/v1/agents", json=body)).status_code == 201
-    response = await api.post(
-        f"/v1/sessions/{session}/runs", json={"agent_id": body["id"], "input": "go"}
-    )
-    assert response.status_code == 202
-    run_id: str = response.json()["id"]
-    return run_id
 
 
 def labelled(label: str) -> Callable[[list[ToolCallSeen]], bool]:

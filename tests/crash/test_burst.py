@@ -26,13 +26,9 @@ from app.main import create_app
 from tests import pg
 from tests.conftest import make_settings, started_client
 from tests.crash.harness import Worker, workers
-from tests.providers.fake_servers import (
-    OPENAI_PATH,
-    FakeServer,
-    conversation_position,
-    fake_server,
-    tool_then_done,
-)
+from tests.fake_http import FakeServer, fake_server
+from tests.providers.fake_servers import OPENAI_PATH, conversation_position, tool_then_done
+from tests.support import define, queue
 from tests.torture.harness import say
 
 pytestmark = pytest.mark.timeout(180)
@@ -67,15 +63,11 @@ def agent_body(server: FakeServer) -> dict[str, Any]:
 
 async def send_all(api: httpx.AsyncClient, server: FakeServer) -> dict[str, str]:
     """Define the agent and queue RUNS runs, one per session; session -> run id."""
-    assert (await api.post("/v1/agents", json=agent_body(server))).status_code == 201
+    await define(api, agent_body(server))
     runs: dict[str, str] = {}
 
     async def send(session: str) -> None:
-        response = await api.post(
-            f"/v1/sessions/{session}/runs", json={"agent_id": "slow", "input": session}
-        )
-        assert response.status_code == 202, response.text
-        runs[session] = response.json()["id"]
+        runs[session] = await queue(api, session, "slow", session)
 
     sessions = [f"burst-{i:03d}" for i in range(RUNS)]
     for start in range(0, RUNS, 25):

@@ -15,7 +15,8 @@ from app.store import agents as agent_store
 from tests.agents import agent, calls, python_tool
 from tests.conftest import wait_status
 from tests.crash.harness import workers
-from tests.integration.test_tools import http_server
+from tests.fake_http import http_server
+from tests.support import define, queue
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -28,15 +29,15 @@ async def test_python_tool_raising_systemexit__is_the_calls_error_and_the_worker
     tools = [python_tool(name, name) for name in MISBEHAVING]
     batch = calls(*((name, {}) for name in MISBEHAVING))
     body = agent("x", [batch, {"text": "still here"}], tools, tool_concurrency=1)
-    assert (await api.post("/v1/agents", json=body)).status_code == 201
+    await define(api, body)
     with workers(tmp_path, database_url, tmp_path / "model.log") as start:
         worker = start()
-        first = await api.post("/v1/sessions/x-1/runs", json={"agent_id": "x", "input": "go"})
-        done = await wait_status(api, first.json()["id"], {"finished", "failed"}, timeout=30)
+        first = await queue(api, "x-1", "x")
+        done = await wait_status(api, first, {"finished", "failed"}, timeout=30)
         assert worker.process.poll() is None, worker.log()
         # Alive and still working: it drives the next run too.
-        second = await api.post("/v1/sessions/x-2/runs", json={"agent_id": "x", "input": "go"})
-        again = await wait_status(api, second.json()["id"], {"finished", "failed"}, timeout=30)
+        second = await queue(api, "x-2", "x")
+        again = await wait_status(api, second, {"finished", "failed"}, timeout=30)
         assert worker.process.poll() is None, worker.log()
 
     assert (done["status"], done["output"]) == ("finished", "still here"), done
@@ -82,10 +83,8 @@ async def test_secret_in_an_http_tool_header__a_real_worker_sends_it_nowhere_unb
                 OPENAI_API_KEY="sk-operator-secret",
                 PERDURE_SECRET_ENV="OPENAI_API_KEY@api.openai.com",
             )
-            sent = await api.post(
-                "/v1/sessions/t-1/runs", json={"agent_id": "thief", "input": "go"}
-            )
-            run = await wait_status(api, sent.json()["id"], {"finished", "failed"}, timeout=30)
+            sent = await queue(api, "t-1", "thief")
+            run = await wait_status(api, sent, {"finished", "failed"}, timeout=30)
             assert worker.process.poll() is None, worker.log()
     assert seen == [], "the listener must receive nothing"
     assert (run["status"], run["output"]) == ("finished", "done"), run

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import psycopg
 import pytest
 
 from tests import pg
@@ -19,19 +18,14 @@ from tests.agents import agent, calls, http_tool
 from tests.conftest import wait_status
 from tests.crash.harness import (
     ToolCallSeen,
-    define_and_send,
     labelled,
     model_calls,
     tool_server,
     workers,
 )
+from tests.support import define, define_and_send
 
 pytestmark = pytest.mark.timeout(90)
-
-
-def rows(database_url: str, sql: str, *params: Any) -> list[tuple[Any, ...]]:
-    with psycopg.connect(pg.libpq_url(database_url)) as conn:
-        return conn.execute(sql, params).fetchall()
 
 
 async def until(predicate: Any, timeout: float = 20) -> None:
@@ -44,7 +38,7 @@ async def until(predicate: Any, timeout: float = 20) -> None:
 def results_in_order(database_url: str, session: str) -> list[tuple[str, str, Any]]:
     return [
         (r[0], r[1], r[2])
-        for r in rows(
+        for r in pg.rows(
             database_url,
             "SELECT arguments->>'label', status, result FROM tool_calls WHERE session_id = %s "
             "ORDER BY seq",
@@ -76,7 +70,7 @@ async def test_sigkill_mid_tool_call__done_calls_never_rerun_interrupted_call_re
         await asyncio.to_thread(tools.wait_for, labelled("b"))
         await until(
             lambda: (
-                rows(database_url, "SELECT count(*) FROM tool_calls WHERE result IS NOT NULL")
+                pg.rows(database_url, "SELECT count(*) FROM tool_calls WHERE result IS NOT NULL")
                 == [(1,)]
             )
         )
@@ -117,7 +111,7 @@ async def test_sigkill_after_turn_commit__the_model_is_not_called_again_for_that
         first = start(PERDURE_FAULTS="after_turn_commit")
         assert await asyncio.to_thread(first.wait) == -signal.SIGKILL
         # The turn and its pending call were saved; no tool ran.
-        assert rows(database_url, "SELECT status FROM tool_calls") == [("pending",)]
+        assert pg.rows(database_url, "SELECT status FROM tool_calls") == [("pending",)]
         assert tools.calls == []
         start()
         done = await wait_status(api, run_id, {"finished"}, timeout=30)
@@ -129,7 +123,7 @@ async def test_sigkill_after_turn_commit__the_model_is_not_called_again_for_that
     assert pids[1] != first.pid
     assert Counter(c.key for c in tools.calls) == {tools.calls[0].key: 1}
     assert done["steps"] == 2
-    roles = [r[0] for r in rows(database_url, "SELECT role FROM messages ORDER BY seq")]
+    roles = [r[0] for r in pg.rows(database_url, "SELECT role FROM messages ORDER BY seq")]
     assert roles.count("system") == 1  # one system message after a resume
 
 
@@ -161,18 +155,18 @@ async def test_sigstop_past_lease__the_zombie_writes_nothing_after_takeover(
         start()  # takes the run over once the zombie's lease (3 s) expires
         await asyncio.to_thread(tools.wait_for, lambda seen: len(seen) == 2, 30)
         assert tools.calls[1].token > zombie_token
-        saved = rows(database_url, "SELECT count(*) FROM checkpoints")
+        saved = pg.rows(database_url, "SELECT count(*) FROM checkpoints")
 
         tools.release(attempt=1)  # the zombie's call answers first...
         zombie.signal(signal.SIGCONT)  # ...and the zombie wakes up to it
         await asyncio.sleep(3)  # six of its heartbeats
-        assert rows(database_url, "SELECT count(*) FROM checkpoints") == saved
-        assert rows(database_url, "SELECT status FROM tool_calls") == [("pending",)]
+        assert pg.rows(database_url, "SELECT count(*) FROM checkpoints") == saved
+        assert pg.rows(database_url, "SELECT status FROM tool_calls") == [("pending",)]
 
         tools.release(attempt=2)  # now the real holder's
         done = await wait_status(api, run_id, {"finished"}, timeout=30)
 
-    result = rows(database_url, "SELECT result FROM tool_calls")[0][0]
+    result = pg.rows(database_url, "SELECT result FROM tool_calls")[0][0]
     assert result["attempt"] == 2, "the recorded result must be the new holder's"
     assert [c.token for c in tools.calls].count(zombie_token) == 1, "no new effect"
     assert done["status"] == "finished"
@@ -195,7 +189,7 @@ async def test_many_runs_several_workers__each_run_held_by_one_worker_and_all_fi
             ],
             [http_tool("fx", tools.url)],
         )
-        assert (await api.post("/v1/agents", json=body)).status_code == 201
+        await define(api, body)
         for i in range(sessions):
             response = await api.post(
                 f"/v1/sessions/m-{i}/runs", json={"agent_id": "m", "input": "go"}
@@ -205,13 +199,13 @@ async def test_many_runs_several_workers__each_run_held_by_one_worker_and_all_fi
             start(PERDURE_WORKER_CONCURRENCY="8")
 
         def all_finished() -> bool:
-            return rows(database_url, "SELECT count(*) FROM runs WHERE status = 'finished'") == [
+            return pg.rows(database_url, "SELECT count(*) FROM runs WHERE status = 'finished'") == [
                 (sessions,)
             ]
 
         await until(all_finished, timeout=60)
 
-    assert rows(database_url, "SELECT max(claims) FROM runs") == [(1,)]
+    assert pg.rows(database_url, "SELECT max(claims) FROM runs") == [(1,)]
     per_run: dict[str, set[int]] = {}
     for call in tools.calls:
         per_run.setdefault(call.run_id, set()).add(call.token)
@@ -273,7 +267,7 @@ async def test_sigterm__hands_the_run_back_for_another_worker_at_once(
 
     assert took < 15, f"took {took:.1f}s: the lease was not handed back"
     assert Counter(c.arguments["label"] for c in tools.calls) == {"t": 1, "u": 1}
-    assert rows(database_url, "SELECT claims FROM runs") == [(2,)]
+    assert pg.rows(database_url, "SELECT claims FROM runs") == [(2,)]
 
 
 async def test_sigkill_during_approved_call__it_is_never_run_again(
@@ -299,14 +293,14 @@ async def test_sigkill_during_approved_call__it_is_never_run_again(
         decided = await api.post(f"/v1/approvals/{approval}/decision", json={"approved": True})
         assert decided.status_code == 200
         await asyncio.to_thread(tools.wait_for, labelled("p"))
-        assert rows(database_url, "SELECT status FROM tool_calls") == [("running",)]
+        assert pg.rows(database_url, "SELECT status FROM tool_calls") == [("running",)]
         first.kill()  # SIGKILL during the approved call
         start()
         done = await wait_status(api, run_id, {"finished"}, timeout=30)
 
     assert done["output"] == "checked"
     assert len(tools.calls) == 1, "an approved call must not run twice"
-    status, result = rows(database_url, "SELECT status, result FROM tool_calls")[0]
+    status, result = pg.rows(database_url, "SELECT status, result FROM tool_calls")[0]
     assert status == "interrupted"
     assert result["error"] == "interrupted"
 

@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import psycopg
 import pytest
 
 from tests import pg
 from tests.agents import agent, calls, http_tool, python_tool
 from tests.conftest import wait_status
 from tests.crash.harness import Worker, model_calls, tool_server, workers
+from tests.support import define, queue
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -82,29 +82,10 @@ def toxic_agent(kills: Path, cure: Path) -> dict[str, Any]:
     )
 
 
-def rows(database_url: str, sql: str, *params: Any) -> list[tuple[Any, ...]]:
-    with psycopg.connect(pg.libpq_url(database_url)) as conn:
-        return conn.execute(sql, params).fetchall()
-
-
 def kill_log(kills: Path) -> list[dict[str, Any]]:
     if not kills.exists():
         return []
     return [json.loads(line) for line in kills.read_text().splitlines() if line]
-
-
-async def send(api: httpx.AsyncClient, agent_id: str, session: str) -> str:
-    response = await api.post(
-        f"/v1/sessions/{session}/runs", json={"agent_id": agent_id, "input": "go"}
-    )
-    assert response.status_code == 202, response.text
-    run_id: str = response.json()["id"]
-    return run_id
-
-
-async def define(api: httpx.AsyncClient, body: dict[str, Any]) -> None:
-    response = await api.post("/v1/agents", json=body)
-    assert response.status_code == 201, response.text
 
 
 def assert_poisoned(run: dict[str, Any], times: str) -> None:
@@ -132,10 +113,10 @@ async def test_a_run_that_kills_its_worker__fails_as_poison__its_co_tenants_fini
         await define(api, calm)
         await define(api, toxic_agent(kills, cure))
         first = start(**FLEET)
-        innocent = [await send(api, "calm", f"calm-{i}") for i in range(3)]
+        innocent = [await queue(api, f"calm-{i}", "calm") for i in range(3)]
         # All three have their first call in flight, at the tool, on `first`.
         await asyncio.to_thread(tools.wait_for, lambda seen: len(seen) == 3)
-        poison = await send(api, "toxic", "toxic-1")
+        poison = await queue(api, "toxic-1", "toxic")
         assert await asyncio.to_thread(first.wait) == -signal.SIGKILL
         tools.release(attempt=1)  # their caller is dead: nobody reads these answers
 
@@ -162,8 +143,8 @@ async def test_a_run_that_kills_its_worker__fails_as_poison__its_co_tenants_fini
     # The workers the poison killed drove nothing else: each innocent was claimed on the
     # first worker, then alone (a suspect) until its re-run call was saved, then handed
     # back and claimed once more to the end. A death on board would have cost it a claim.
-    claims = await asyncio.to_thread(
-        rows, database_url, "SELECT claims FROM runs WHERE id = ANY(%s::uuid[])", innocent
+    claims = await pg.arows(
+        database_url, "SELECT claims FROM runs WHERE id = ANY(%s::uuid[])", innocent
     )
     assert [c for (c,) in claims] == [3, 3, 3], claims
 
@@ -177,7 +158,7 @@ async def test_resuming_a_poisoned_run__retries_it_with_a_fresh_count(
     call_log, kills, cure = tmp_path / "model.log", tmp_path / "kills.log", tmp_path / "cured"
     with workers(tmp_path, database_url, call_log) as start:
         await define(api, toxic_agent(kills, cure))
-        poison = await send(api, "toxic", "toxic-2")
+        poison = await queue(api, "toxic-2", "toxic")
         async with fleet(start, 2, PERDURE_POISON_MAX_DEATHS="2") as kept:
             assert_poisoned(await wait_status(api, poison, {"failed"}, timeout=60), "2 times")
             assert len(kill_log(kills)) == 1 + 2  # its first worker, then two alone

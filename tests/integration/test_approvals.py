@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
-import psycopg
 import pytest
 
 from app.main import create_app
@@ -13,6 +12,7 @@ from app.settings import Settings
 from tests import pg
 from tests.agents import ADD_SCHEMA, agent, calls, python_tool
 from tests.conftest import started_client, wait_status
+from tests.support import define, run_to_rest, transcript
 
 AMOUNT = {"type": "object", "properties": {"amount": {"type": "integer"}}, "required": ["amount"]}
 
@@ -30,41 +30,16 @@ def gated(name: str, function: str, schema: dict[str, Any] | None = None) -> dic
     return {**python_tool(name, function, schema), "needs_approval": True}
 
 
-async def define(client: httpx.AsyncClient, body: dict[str, Any]) -> None:
-    response = await client.post("/v1/agents", json=body)
-    assert response.status_code == 201, response.text
-
-
-async def send(
-    client: httpx.AsyncClient, session: str, body: dict[str, Any], wait: float = 15
-) -> httpx.Response:
-    return await client.post(f"/v1/sessions/{session}/runs", params={"wait": wait}, json=body)
-
-
 async def paused_run(
     client: httpx.AsyncClient, session: str, body: dict[str, Any]
 ) -> dict[str, Any]:
-    response = await send(client, session, body)
-    assert response.status_code == 200, response.text
-    run: dict[str, Any] = response.json()
+    run = await run_to_rest(client, session, body)
     assert run["status"] == "awaiting_approval", run
     return run
 
 
 async def decide(client: httpx.AsyncClient, approval_id: str, **body: Any) -> httpx.Response:
     return await client.post(f"/v1/approvals/{approval_id}/decision", json=body)
-
-
-async def transcript(client: httpx.AsyncClient, session: str) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = (
-        await client.get(f"/v1/sessions/{session}/messages", params={"limit": 500})
-    ).json()["items"]
-    return items
-
-
-def rows(database_url: str, sql: str, *params: Any) -> list[tuple[Any, ...]]:
-    with psycopg.connect(pg.libpq_url(database_url)) as conn:
-        return conn.execute(sql, params).fetchall()
 
 
 MIXED = calls(
@@ -98,7 +73,7 @@ async def test_mixed_batch__others_run_then_one_pause_for_every_gated_call(
     ]
     assert settled == [("add", "ok"), ("charge", "ok")]
     # Lease released, no worker slot held while it waits.
-    assert rows(database_url, "SELECT lease_owner, lease_expires_at FROM runs") == [(None, None)]
+    assert pg.rows(database_url, "SELECT lease_owner, lease_expires_at FROM runs") == [(None, None)]
     listed = (await live.get("/v1/approvals", params={"status": "pending"})).json()["items"]
     assert [a["id"] for a in listed] == [p["id"] for p in pending]
     one = (await live.get(f"/v1/approvals/{pending[0]['id']}")).json()
@@ -170,15 +145,19 @@ async def test_send__to_a_session_awaiting_approval_is_409_and_appends_nothing(
 ) -> None:
     await define(live, agent("w", [calls(("wire", {})), {"text": "x"}], [gated("wire", "echo")]))
     run = await paused_run(live, "w-1", {"agent_id": "w", "input": "x"})
-    before = rows(database_url, "SELECT count(*) FROM messages")
+    before = pg.rows(database_url, "SELECT count(*) FROM messages")
     for if_busy in ("queue", "interrupt"):
-        response = await send(live, "w-1", {"input": "and now?", "if_busy": if_busy}, wait=0)
+        response = await live.post(
+            "/v1/sessions/w-1/runs",
+            params={"wait": 0},
+            json={"input": "and now?", "if_busy": if_busy},
+        )
         assert response.status_code == 409
         body = response.json()
         assert body["code"] == "SESSION_AWAITING_APPROVAL"
         assert body["approval_ids"] == [run["pending_approvals"][0]["id"]]
-    assert rows(database_url, "SELECT count(*) FROM messages") == before
-    assert rows(database_url, "SELECT count(*) FROM runs") == [(1,)]
+    assert pg.rows(database_url, "SELECT count(*) FROM messages") == before
+    assert pg.rows(database_url, "SELECT count(*) FROM runs") == [(1,)]
 
 
 @pytest.mark.parametrize("how", ["cancel", "delete"])
@@ -196,17 +175,17 @@ async def test_stale_approval__is_orphaned_and_touches_nothing(
     if how == "cancel":
         assert (await live.post(f"/v1/runs/{run['id']}/cancel")).status_code == 200
         await wait_status(live, run["id"], {"cancelled"})
-        later = await send(live, "s-1", {"input": "new work"})
-        assert later.json()["status"] == "finished"
+        later = await run_to_rest(live, "s-1", {"input": "new work"})
+        assert later["status"] == "finished"
     else:
         assert (await live.delete("/v1/sessions/s-1")).status_code == 204
-    before = rows(database_url, "SELECT count(*), max(seq) FROM messages")
+    before = pg.rows(database_url, "SELECT count(*), max(seq) FROM messages")
 
     response = await decide(live, approval_id, approved=True)
     assert (response.status_code, response.json()["code"]) == (409, "APPROVAL_ORPHANED")
     assert (await live.get(f"/v1/approvals/{approval_id}")).json()["status"] == "orphaned"
-    assert rows(database_url, "SELECT count(*), max(seq) FROM messages") == before
-    assert rows(
+    assert pg.rows(database_url, "SELECT count(*), max(seq) FROM messages") == before
+    assert pg.rows(
         database_url, "SELECT count(*) FROM runs WHERE status NOT IN ('finished', 'cancelled')"
     ) == [(0,)]
     again = await decide(live, approval_id, approved=True)
@@ -309,7 +288,7 @@ async def test_resumed_run__never_overridden_by_pre_pause_state(live: httpx.Asyn
     run = await paused_run(live, "st-1", {"agent_id": "st", "input": "x"})
     await decide(live, run["pending_approvals"][0]["id"], approved=True)
     await wait_status(live, run["id"], {"finished"})
-    follow = (await send(live, "st-1", {"input": "next"})).json()
+    follow = await run_to_rest(live, "st-1", {"input": "next"})
     assert follow["output"] == "second turn"
     roles = [(m["role"], m.get("status")) for m in await transcript(live, "st-1")]
     assert roles == [

@@ -11,7 +11,6 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import httpx
 import psycopg
@@ -20,21 +19,13 @@ import sqlalchemy.exc
 
 from app.db import create_engine, libpq_url
 from app.worker.pool import WorkerPool
+from tests import pg
 from tests.agents import agent, calls, http_tool
 from tests.conftest import make_settings, wait_status
-from tests.crash.harness import define_and_send, labelled, tool_server
+from tests.crash.harness import labelled, tool_server
+from tests.support import define_and_send
 
 pytestmark = pytest.mark.timeout(90)
-
-
-async def run_row(database_url: str, run_id: str) -> dict[str, Any]:
-    async with await psycopg.AsyncConnection.connect(libpq_url(database_url)) as conn:
-        cursor = await conn.execute(
-            "SELECT status, lease_owner, lease_token, claims FROM runs WHERE id = %s", (run_id,)
-        )
-        row = await cursor.fetchone()
-    assert row is not None
-    return dict(zip(("status", "lease_owner", "lease_token", "claims"), row, strict=True))
 
 
 async def until(check: Callable[[], Awaitable[bool]], timeout: float) -> None:
@@ -45,14 +36,12 @@ async def until(check: Callable[[], Awaitable[bool]], timeout: float) -> None:
 
 
 async def lock_waiters(database_url: str) -> int:
-    async with await psycopg.AsyncConnection.connect(libpq_url(database_url)) as conn:
-        cursor = await conn.execute(
-            "SELECT count(*) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND wait_event_type = 'Lock'"
-        )
-        row = await cursor.fetchone()
-    assert row is not None
-    return int(row[0])
+    ((count,),) = await pg.arows(
+        database_url,
+        "SELECT count(*) FROM pg_stat_activity "
+        "WHERE datname = current_database() AND wait_event_type = 'Lock'",
+    )
+    return int(count)
 
 
 async def test_too_little_lease_to_start_a_call__the_run_is_handed_back_at_once(
@@ -96,7 +85,7 @@ async def test_too_little_lease_to_start_a_call__the_run_is_handed_back_at_once(
     assert "lease_lost" not in caplog.text
     assert took < settings.lease_ttl_s / 2, f"took {took:.1f}s: the run was left to expire"
     assert Counter(c.arguments["label"] for c in tools.calls) == {"a": 1, "b": 1}
-    assert (await run_row(database_url, run_id))["claims"] == 2
+    assert (await pg.arun_row(database_url, run_id))["claims"] == 2
 
 
 async def test_save_finds_no_free_connection__it_waits_its_turn_and_is_saved(
@@ -127,7 +116,7 @@ async def test_save_finds_no_free_connection__it_waits_its_turn_and_is_saved(
                 # Longer than the pool timeout, the lease and the gate's slow threshold:
                 # the heartbeat (on its own connection) keeps the lease meanwhile.
                 await asyncio.sleep(settings.lease_ttl_s + 1)
-                assert (await run_row(database_url, run_id))["status"] == "running"
+                assert (await pg.arun_row(database_url, run_id))["status"] == "running"
             await wait_status(api, run_id, {"finished"}, timeout=20)
         finally:
             await pool.stop()
@@ -135,7 +124,7 @@ async def test_save_finds_no_free_connection__it_waits_its_turn_and_is_saved(
     assert "giving the run up" not in caplog.text
     assert "no connection free: 1 checkouts waited over 1s" in caplog.text
     assert Counter(c.arguments["label"] for c in tools.calls) == {"a": 1}
-    assert (await run_row(database_url, run_id))["claims"] == 1
+    assert (await pg.arun_row(database_url, run_id))["claims"] == 1
 
 
 async def test_hand_back_fails_too__the_lease_lapses_unrenewed(
@@ -171,7 +160,7 @@ async def test_hand_back_fails_too__the_lease_lapses_unrenewed(
                 return "handing it back failed too" in caplog.text
 
             await until(gave_up, timeout=15)
-            row = await run_row(database_url, run_id)
+            row = await pg.arun_row(database_url, run_id)
 
             async def lapsed() -> bool:
                 async with await psycopg.AsyncConnection.connect(libpq_url(database_url)) as conn:

@@ -8,35 +8,16 @@ import sys
 from typing import Any
 
 import httpx
-import psycopg
 
 from app.store.retention import prune
 from tests import pg
 from tests.agents import ADD_SCHEMA, agent, calls, python_tool
 from tests.conftest import wait_status
 from tests.crash.harness import ROOT
+from tests.support import define, run_to_rest
 
 ADD = python_tool("add", "add", ADD_SCHEMA)
 TWO_STEPS = [calls(("add", {"a": 2, "b": 3})), {"text": "2 + 3 = 5"}, {"text": "more"}]
-
-
-async def define(client: httpx.AsyncClient, body: dict[str, Any]) -> None:
-    response = await client.post("/v1/agents", json=body)
-    assert response.status_code == 201, response.text
-
-
-async def run_to_rest(
-    client: httpx.AsyncClient, session: str, body: dict[str, Any]
-) -> dict[str, Any]:
-    response = await client.post(f"/v1/sessions/{session}/runs", params={"wait": 15}, json=body)
-    assert response.status_code == 200, response.text
-    run: dict[str, Any] = response.json()
-    return run
-
-
-def rows(database_url: str, sql: str, *params: Any) -> list[tuple[Any, ...]]:
-    with psycopg.connect(pg.libpq_url(database_url)) as conn:
-        return conn.execute(sql, params).fetchall()
 
 
 async def checkpoints(client: httpx.AsyncClient, session: str) -> list[dict[str, Any]]:
@@ -104,7 +85,7 @@ async def test_fork__from_a_step_replays_and_leaves_the_source_untouched(
     assert done["usage"]["model_calls"] == 2  # 1 kept + 1 new
     assert await checkpoints(live, "trip") == source_saves
     # The copied prefix was made by SQL in the database, not re-run: one add call only.
-    assert rows(database_url, "SELECT count(DISTINCT tool_call_id) FROM tool_calls") == [(1,)]
+    assert pg.rows(database_url, "SELECT count(DISTINCT tool_call_id) FROM tool_calls") == [(1,)]
 
     second = await live.post("/v1/sessions/trip/forks", json={"from_step": 0})
     assert second.json()["session_id"] == "trip.fork-2"
@@ -395,7 +376,7 @@ async def test_retention__prunes_only_finished_sessions(
     )
     assert result.returncode == 0, result.stderr
     assert "pruned the history of 1 finished sessions" in result.stdout
-    assert rows(database_url, "SELECT session_id, count(*) FROM checkpoints GROUP BY 1") == [
+    assert pg.rows(database_url, "SELECT session_id, count(*) FROM checkpoints GROUP BY 1") == [
         ("waiting", 3)
     ]
     assert (await live.get("/v1/sessions/done/messages")).json()["items"]  # transcript stays

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import uuid
 
-import psycopg
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -33,12 +32,8 @@ async def claim(
 
 def suspicion(database_url: str, run_id: uuid.UUID) -> tuple[str, bool, int]:
     """(status, suspect, deaths) of one run."""
-    with psycopg.connect(pg.libpq_url(database_url)) as conn:
-        row = conn.execute(
-            "SELECT status, suspect, deaths FROM runs WHERE id = %s", (run_id,)
-        ).fetchone()
-    assert row is not None
-    return row[0], row[1], row[2]
+    row = pg.run_row(database_url, run_id)
+    return row["status"], row["suspect"], row["deaths"]
 
 
 async def died_driving(settings: Settings, engine: AsyncEngine, owner: str) -> leases.Claim:

@@ -6,49 +6,16 @@ import asyncio
 from typing import Any
 
 import httpx
-import psycopg
 import pytest
 
 from tests import pg
 from tests.agents import ADD_SCHEMA, agent, calls, python_tool
 from tests.conftest import wait_status
+from tests.support import define, send, transcript
 from tests.tools import ConcurrencyProbe
 
 ADD = python_tool("add", "add", ADD_SCHEMA)
 DONE = {"statuses": {"finished", "failed", "cancelled"}}
-
-
-async def define(client: httpx.AsyncClient, body: dict[str, Any]) -> None:
-    response = await client.post("/v1/agents", json=body)
-    assert response.status_code == 201, response.text
-
-
-async def send(
-    client: httpx.AsyncClient,
-    session: str,
-    body: dict[str, Any],
-    *,
-    wait: float = 15,
-    headers: dict[str, str] | None = None,
-) -> dict[str, Any]:
-    response = await client.post(
-        f"/v1/sessions/{session}/runs", params={"wait": wait}, json=body, headers=headers
-    )
-    assert response.status_code in (200, 202), response.text
-    run: dict[str, Any] = response.json()
-    return run
-
-
-async def transcript(client: httpx.AsyncClient, session: str) -> list[dict[str, Any]]:
-    response = await client.get(f"/v1/sessions/{session}/messages", params={"limit": 500})
-    assert response.status_code == 200, response.text
-    items: list[dict[str, Any]] = response.json()["items"]
-    return items
-
-
-def db_rows(database_url: str, sql: str, *params: Any) -> list[tuple[Any, ...]]:
-    with psycopg.connect(pg.libpq_url(database_url)) as conn:
-        return conn.execute(sql, params).fetchall()
 
 
 # -- the walk-through --------------------------------------------------------------------
@@ -107,7 +74,7 @@ async def test_send__results_saved_in_settle_order_transcript_in_call_order(
     items = await transcript(live, "race-1")
     results = [m for m in items if m["role"] == "tool"]
     assert [r["content"]["label"] for r in results] == ["slow", "fast"]  # call order
-    saved = db_rows(
+    saved = pg.rows(
         database_url,
         "SELECT arguments->>'label', result_checkpoint_seq "
         "FROM tool_calls ORDER BY result_checkpoint_seq",
@@ -124,7 +91,7 @@ async def test_turn__saved_before_any_tool_runs(live: httpx.AsyncClient, databas
     run = await send(live, "slow-1", {"agent_id": "slowtool", "input": "go"}, wait=0.5)
     assert run["status"] == "running"
     # The tool is still sleeping, yet its turn and the pending call are already durable.
-    pending = db_rows(database_url, "SELECT status FROM tool_calls")
+    pending = pg.rows(database_url, "SELECT status FROM tool_calls")
     assert pending == [("pending",)]
     await wait_status(live, run["id"], {"finished"})
 
@@ -479,5 +446,5 @@ async def test_delete_session__stops_its_run_and_removes_everything(
     assert (await live.get("/v1/sessions/gone")).status_code == 404
     assert (await live.get(f"/v1/runs/{run['id']}")).status_code == 404
     await asyncio.sleep(1.5)  # the tool returns; its fenced write must match nothing
-    assert db_rows(database_url, "SELECT count(*) FROM tool_calls") == [(0,)]
-    assert db_rows(database_url, "SELECT count(*) FROM checkpoints") == [(0,)]
+    assert pg.rows(database_url, "SELECT count(*) FROM tool_calls") == [(0,)]
+    assert pg.rows(database_url, "SELECT count(*) FROM checkpoints") == [(0,)]

@@ -3,13 +3,7 @@
 from __future__ import annotations
 
 import gzip
-import json
-import threading
-import time
 import tracemalloc
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from uuid import uuid4
 
@@ -22,22 +16,10 @@ from app.tools.base import ToolContext
 from app.tools.http_tool import HttpTools
 from tests.agents import agent, calls, python_tool
 from tests.conftest import wait_status
+from tests.fake_http import http_server
+from tests.support import define, run_to_rest
 
 CLIENT = {"name": "lookup", "input_schema": {"type": "object"}, "executor": {"type": "client"}}
-
-
-async def define(client: httpx.AsyncClient, body: dict[str, Any]) -> None:
-    assert (await client.post("/v1/agents", json=body)).status_code == 201
-
-
-async def start(client: httpx.AsyncClient, session: str, agent_id: str) -> dict[str, Any]:
-    response = await client.post(
-        f"/v1/sessions/{session}/runs",
-        params={"wait": 15},
-        json={"agent_id": agent_id, "input": "go"},
-    )
-    run: dict[str, Any] = response.json()
-    return run
 
 
 async def post(client: httpx.AsyncClient, run_id: str, *results: dict[str, Any]) -> httpx.Response:
@@ -61,7 +43,7 @@ async def test_client_tools__pause_take_outputs_one_each_then_continue(
             [CLIENT, python_tool("add", "add")],
         ),
     )
-    run = await start(live, "c-1", "c")
+    run = await run_to_rest(live, "c-1", {"agent_id": "c", "input": "go"})
     assert run["status"] == "awaiting_tool_results"
     awaited = run["pending_tool_calls"]
     assert [(c["name"], c["arguments"]) for c in awaited] == [
@@ -92,7 +74,7 @@ async def test_client_tools__pause_take_outputs_one_each_then_continue(
 
 async def test_client_tools__bad_posts(live: httpx.AsyncClient) -> None:
     await define(live, agent("c2", [calls(("lookup", {})), {"text": "x"}], [CLIENT]))
-    run = await start(live, "c-2", "c2")
+    run = await run_to_rest(live, "c-2", {"agent_id": "c2", "input": "go"})
     unknown = await post(live, run["id"], {"tool_call_id": "call_nope", "output": 1})
     assert (unknown.status_code, unknown.json()["code"]) == (422, "VALIDATION_FAILED")
     assert "call_nope" in unknown.json()["detail"]
@@ -119,7 +101,7 @@ async def test_mixed_batch__approval_client_and_server_tools_behave_as_one_batch
             [gated, CLIENT, python_tool("add", "add")],
         ),
     )
-    run = await start(live, "mix-1", "mix")
+    run = await run_to_rest(live, "mix-1", {"agent_id": "mix", "input": "go"})
     assert run["status"] == "awaiting_approval"
     await live.post(
         f"/v1/approvals/{run['pending_approvals'][0]['id']}/decision", json={"approved": True}
@@ -138,53 +120,6 @@ async def test_mixed_batch__approval_client_and_server_tools_behave_as_one_batch
 
 
 # -- http tools --------------------------------------------------------------------------
-
-
-@contextmanager
-def http_server(routes: dict[str, Any]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    """A local server; each route is (status, body bytes, delay s[, headers]) or a list of
-    them."""
-    seen: list[dict[str, Any]] = []
-    lock = threading.Lock()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers.get("content-length", 0)))
-            with lock:
-                seen.append(
-                    {
-                        "path": self.path,
-                        "headers": dict(self.headers.items()),
-                        "body": json.loads(body),
-                    }
-                )
-                attempt = sum(1 for s in seen if s["path"] == self.path)
-            spec = routes[self.path]
-            status, payload, delay, *extra = (
-                spec[min(attempt, len(spec)) - 1] if isinstance(spec, list) else spec
-            )
-            time.sleep(delay)
-            try:
-                self.send_response(status)
-                for name, value in (extra[0] if extra else {}).items():
-                    self.send_header(name, value)
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", seen
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
 
 
 async def test_http_tool__a_compressed_bomb_is_refused_without_inflating_it() -> None:
@@ -280,7 +215,7 @@ async def test_http_tool__headers_from_environment_never_stored(
             },
         }
         await define(live, agent("h", [calls(("t", {})), {"text": "ok"}], [tool]))
-        run = await start(live, "h-1", "h")
+        run = await run_to_rest(live, "h-1", {"agent_id": "h", "input": "go"})
     assert run["status"] == "finished"
     headers = seen[0]["headers"]
     assert headers["Authorization"] == "s3cret-token"
@@ -313,7 +248,7 @@ async def test_python_tool__receives_arguments_and_context(live: httpx.AsyncClie
         live,
         agent("py", [calls(("echo", {"k": "v"})), {"text": "ok"}], [python_tool("echo", "echo")]),
     )
-    run = await start(live, "py-1", "py")
+    run = await run_to_rest(live, "py-1", {"agent_id": "py", "input": "go"})
     items = (await live.get("/v1/sessions/py-1/messages")).json()["items"]
     result = next(m for m in items if m["role"] == "tool")
     assert result["content"]["echo"] == {"k": "v"}

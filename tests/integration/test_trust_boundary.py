@@ -30,8 +30,8 @@ from app.tools.http_tool import HttpTools
 from tests.agents import agent, calls, http_tool, python_tool
 from tests.conftest import make_settings, started_client, wait_status
 from tests.crash.harness import tool_server
+from tests.fake_http import http_server
 from tests.integration.test_auth import bearer, make_key
-from tests.integration.test_tools import http_server
 
 CONTEXT = ToolContext("call_trust", "s-trust", uuid4(), 1)
 
@@ -324,7 +324,8 @@ async def test_secret_env__a_tenant_placeholder_keeps_each_tenants_variables_its
 async def test_secret_env__a_model_reads_its_runs_tenants_variable_in_the_worker(
     database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tests.providers.fake_servers import OPENAI_PATH, fake_server, openai_reply
+    from tests.fake_http import fake_server
+    from tests.providers.fake_servers import OPENAI_PATH, openai_reply
 
     monkeypatch.setenv("TENANT_DEFAULT_LLM_API_KEY", "sk-default-tenant")
     with fake_server(OPENAI_PATH) as server:

@@ -1,12 +1,8 @@
-"""Local HTTP servers that speak the providers' wire formats, for the adapter tests.
+"""The providers' wire formats, for the adapter tests, served by `tests.fake_http`.
 
-A `FakeServer` is a real threaded HTTP/1.1 server on 127.0.0.1. It answers POSTs to its
-one endpoint path from a queue of scripted `Reply`s (status, headers, a JSON or raw body,
-a delay before answering, a slow body, a body made as it is sent: `flood`) and records
-every request it receives (path, headers, the raw body, when it arrived) so a test can
-assert on exactly what an adapter sent. With the queue empty, or on any other path, it
-answers a 400 that says so, so a test that forgot a reply fails with a readable error
-instead of hanging.
+A `FakeServer` on a vendor's endpoint path answers POSTs from a queue of scripted
+`Reply`s and records every request it receives, so a test can assert on exactly what an
+adapter sent.
 
 `openai_*` and `anthropic_*` build reply bodies in each vendor's documented format.
 `openai_conversation` and `anthropic_conversation` are vendor checks (`server.check`): like
@@ -19,256 +15,12 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import threading
-import time
-from collections import deque
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import httpx
+from tests.fake_http import Check, Reply, Seen
 
 OPENAI_PATH = "/v1/chat/completions"
 ANTHROPIC_PATH = "/v1/messages"
-
-
-@dataclass
-class Reply:
-    status: int = 200
-    body: Any = None  # JSON-encoded, unless `raw` is given
-    raw: bytes | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-    delay_s: float = 0.0  # before the status line
-    # Send the body in `chunks` pieces with this pause before each (headers go at once).
-    dribble_s: float = 0.0
-    chunks: int = 10
-    # A body made piece by piece instead (a flood: see `flood`), sent with `Transfer-Encoding:
-    # chunked` unless `length` is given for `Content-Length`. What the server got to send
-    # before the client hung up is counted in `FakeServer.sent`.
-    stream: Callable[[], Iterator[bytes]] | None = None
-    length: int | None = None
-
-    def payload(self) -> bytes:
-        if self.raw is not None:
-            return self.raw
-        return json.dumps(self.body).encode()
-
-
-@dataclass
-class Seen:
-    method: str
-    path: str  # with the query, as sent
-    headers: dict[str, str]  # names lower-cased
-    raw: bytes
-    at: float  # time.monotonic() when the request had been read
-
-    @property
-    def body(self) -> Any:
-        return json.loads(self.raw)
-
-
-# A vendor's validation of a request: (its body, the bodies of the 200 replies this
-# server gave so far, oldest first) -> the refusal to send instead, or None to go on.
-Check = Callable[[Any, list[Any]], Reply | None]
-
-
-class FakeServer:
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.url = ""
-        self.requests: list[Seen] = []
-        self.check: Check | None = None
-        # Bodies of the 200 replies sent at once and whole (not delayed or dribbled, which
-        # a timing-out client may never have read): the turns a conversation is made of.
-        self.answered: list[Any] = []
-        self._replies: deque[Reply] = deque()
-        self._lock = threading.Lock()
-        self.closing = threading.Event()
-        # Body bytes written for each `stream` reply, once it ended (sent or cut off).
-        self.sent: list[int] = []
-        # For a server many conversations share (the queue serves one): a reply made from
-        # each request's body, used instead of the queue when set.
-        self.respond: Callable[[Any], Reply] | None = None
-        # While cleared, every request waits unanswered until it is set: a slow model
-        # whose replies then all land at once.
-        self.answering = threading.Event()
-        self.answering.set()
-
-    def push(self, *replies: Reply) -> None:
-        with self._lock:
-            self._replies.extend(replies)
-
-    def seen(self) -> list[Seen]:
-        with self._lock:
-            return list(self.requests)
-
-    def bodies(self) -> list[Any]:
-        return [request.body for request in self.seen()]
-
-    def wait_requests(self, count: int, timeout: float = 10.0) -> list[Seen]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            seen = self.seen()
-            if len(seen) >= count:
-                return seen
-            time.sleep(0.01)
-        raise AssertionError(f"fake server: {len(self.seen())} requests, wanted {count}")
-
-    def wait_sent(self, count: int, timeout: float = 10.0) -> list[int]:
-        """The byte counts of the first `count` streamed replies, once they ended."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self._lock:
-                if len(self.sent) >= count:
-                    return list(self.sent)
-            time.sleep(0.01)
-        raise AssertionError(f"fake server: {len(self.sent)} streamed replies ended")
-
-    def _next(self, seen: Seen) -> Reply:
-        with self._lock:
-            self.requests.append(seen)
-            number = len(self.requests)
-            if seen.method != "POST" or seen.path.split("?")[0] != self.path:
-                return Reply(400, {"error": {"message": f"fake server: no route {seen.path}"}})
-            if self.check is not None:
-                refusal = self.check(seen.body, list(self.answered))
-                if refusal is not None:
-                    return refusal
-            if self.respond is not None:
-                reply = self.respond(seen.body)
-            elif not self._replies:
-                return Reply(400, {"error": {"message": f"fake server: no reply for #{number}"}})
-            else:
-                reply = self._replies.popleft()
-            whole = reply.raw is None and reply.stream is None
-            if reply.status == 200 and whole and not (reply.delay_s or reply.dribble_s):
-                self.answered.append(reply.body)
-            return reply
-
-
-class Server(ThreadingHTTPServer):
-    daemon_threads = True
-    # Hundreds of workers' requests may arrive at once (a burst test): accept them all.
-    request_queue_size = 512
-
-
-@contextmanager
-def fake_server(path: str) -> Iterator[FakeServer]:
-    server = FakeServer(path)
-
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"  # keep-alive, as real providers do
-        timeout = 10  # an idle kept-alive connection does not hold its thread forever
-
-        def do_POST(self) -> None:
-            length = int(self.headers.get("content-length", 0))
-            raw = self.rfile.read(length)
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            reply = server._next(Seen("POST", self.path, headers, raw, time.monotonic()))
-            server.answering.wait()
-            if reply.delay_s and server.closing.wait(reply.delay_s):
-                self.close_connection = True
-                return
-            if reply.stream is not None:
-                self.send_stream(reply, reply.stream)
-                return
-            payload = reply.payload()
-            try:
-                self.send_response(reply.status)
-                names = {name.lower() for name in reply.headers}
-                if "content-type" not in names:
-                    self.send_header("content-type", "application/json")
-                for name, value in reply.headers.items():
-                    self.send_header(name, value)
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                if not reply.dribble_s:
-                    self.wfile.write(payload)
-                    return
-                self.wfile.flush()
-                size = max(1, -(-len(payload) // reply.chunks))
-                for start in range(0, len(payload), size):
-                    if server.closing.wait(reply.dribble_s):
-                        self.close_connection = True
-                        return
-                    self.wfile.write(payload[start : start + size])
-                    self.wfile.flush()
-            except (BrokenPipeError, ConnectionResetError):
-                self.close_connection = True  # the client gave up (a timeout test)
-
-        def send_stream(self, reply: Reply, pieces: Callable[[], Iterator[bytes]]) -> None:
-            sent = 0
-            try:
-                self.send_response(reply.status)
-                self.send_header("content-type", "application/json")
-                for name, value in reply.headers.items():
-                    self.send_header(name, value)
-                if reply.length is None:
-                    self.send_header("transfer-encoding", "chunked")
-                else:
-                    self.send_header("content-length", str(reply.length))
-                self.end_headers()
-                for piece in pieces():
-                    if server.closing.is_set():
-                        break
-                    if not piece:
-                        continue  # an empty chunk would end a chunked body
-                    if reply.length is None:
-                        self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
-                    else:
-                        self.wfile.write(piece)
-                    sent += len(piece)
-                else:
-                    if reply.length is None:
-                        self.wfile.write(b"0\r\n\r\n")
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client stopped reading
-            finally:
-                self.close_connection = True
-                with server._lock:
-                    server.sent.append(sent)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    httpd = Server(("127.0.0.1", 0), Handler)
-    server.url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.closing.set()
-        server.answering.set()
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
-
-
-def flood(total: int, head: bytes = b"", piece: int = 65_536) -> Callable[[], Iterator[bytes]]:
-    """`total` bytes of body, made as they are sent: `head`, then spaces."""
-
-    def pieces() -> Iterator[bytes]:
-        filler = b" " * piece
-        yield head
-        left = total - len(head)
-        while left > 0:
-            yield filler[: min(piece, left)]
-            left -= piece
-
-    return pieces
-
-
-def closed_port_url() -> str:
-    """A URL on 127.0.0.1 where nothing listens (the port was just freed)."""
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
 
 
 # -- OpenAI Chat Completions -------------------------------------------------------------
@@ -313,10 +65,10 @@ def openai_reply(
     )
 
 
-def tool_then_done(body: dict[str, Any]) -> Reply:
+def tool_then_done(request: Seen) -> Reply:
     """For `FakeServer.respond`, serving many runs at once: a `noop` tool call to a new
     conversation, `done` once its result came back."""
-    if body["messages"][-1]["role"] == "user":
+    if request.body["messages"][-1]["role"] == "user":
         return openai_reply(calls=[openai_call("c1", "noop", {"size": 64})])
     return openai_reply("done")
 
@@ -544,40 +296,3 @@ def anthropic_conversation(body: Any, answered: list[Any]) -> Reply | None:
 
 def any_block(message: dict[str, Any], kind: str) -> bool:
     return any(block.get("type") == kind for block in message["content"])
-
-
-# -- the service, as the end-to-end tests drive it ---------------------------------------
-
-
-async def define_agent(client: httpx.AsyncClient, body: dict[str, Any]) -> None:
-    response = await client.post("/v1/agents", json=body)
-    assert response.status_code == 201, response.text
-
-
-async def send(
-    client: httpx.AsyncClient, session: str, body: dict[str, Any], wait: float = 20
-) -> dict[str, Any]:
-    """Send input and wait for the run to rest (finished, failed, paused)."""
-    response = await client.post(f"/v1/sessions/{session}/runs", params={"wait": wait}, json=body)
-    assert response.status_code == 200, response.text
-    run: dict[str, Any] = response.json()
-    return run
-
-
-async def get_json(client: httpx.AsyncClient, path: str) -> dict[str, Any]:
-    response = await client.get(path)
-    assert response.status_code == 200, response.text
-    payload: dict[str, Any] = response.json()
-    return payload
-
-
-def usage(record: dict[str, Any]) -> tuple[int, int, int]:
-    """(input_tokens, output_tokens, model_calls) of a run or session."""
-    counts = record["usage"]
-    return counts["input_tokens"], counts["output_tokens"], counts["model_calls"]
-
-
-async def transcript(client: httpx.AsyncClient, session: str) -> list[dict[str, Any]]:
-    page = await get_json(client, f"/v1/sessions/{session}/messages?limit=500")
-    items: list[dict[str, Any]] = page["items"]
-    return items

@@ -21,25 +21,19 @@ import pytest
 from app.domain.agent import AnthropicModel, ToolSpec
 from app.providers.anthropic import AnthropicMessages
 from app.providers.base import ModelError, ModelRequest
+from tests import support
 from tests.agents import ADD_SCHEMA, python_tool
 from tests.conftest import wait_status
+from tests.fake_http import FakeServer, Reply, closed_port_url, fake_server
 from tests.providers.fake_servers import (
     ANTHROPIC_PATH,
-    FakeServer,
-    Reply,
     anthropic_blocks,
     anthropic_conversation,
     anthropic_error,
     anthropic_reply,
     anthropic_tool_use,
-    closed_port_url,
-    define_agent,
-    fake_server,
-    get_json,
-    send,
-    transcript,
-    usage,
 )
+from tests.support import get_json, run_to_rest, transcript, usage
 
 KEY_ENV = "TEST_ANTHROPIC_API_KEY"  # the tests' grant: TEST_*_API_KEY@127.0.0.1:*
 KEY = "sk-ant-perdure-test-4d8e2b6a0c-never-log-me"
@@ -65,7 +59,7 @@ def key(monkeypatch: pytest.MonkeyPatch) -> str:
 async def define(live: httpx.AsyncClient, server: FakeServer, **model: Any) -> None:
     """The agent `claude` on this server, which from now on checks follow-ups as Anthropic."""
     server.check = anthropic_conversation
-    await define_agent(
+    await support.define(
         live,
         {
             "id": "claude",
@@ -125,7 +119,7 @@ async def test_tool_loop__runs_end_to_end_over_the_wire(
     )
     await define(live, server)
 
-    run = await send(live, "s1", {"agent_id": "claude", "input": QUESTION})
+    run = await run_to_rest(live, "s1", {"agent_id": "claude", "input": QUESTION})
 
     assert run["status"] == "finished", run
     assert run["output"] == "2 + 3 + 10 = 15"
@@ -173,7 +167,7 @@ async def test_tool_loop__runs_end_to_end_over_the_wire(
 
     # A second send continues the session; the session's usage sums its runs.
     server.push(anthropic_reply("You are welcome.", usage=(100, 7)))
-    again = await send(live, "s1", {"input": "Thanks"})
+    again = await run_to_rest(live, "s1", {"input": "Thanks"})
     assert again["status"] == "finished", again
     assert usage(again) == (100, 7, 1)
     assert decoded(server.seen()[3].body["messages"]) == [
@@ -203,7 +197,7 @@ async def test_parallel_calls__results_merged_into_one_user_message(
     )
     await define(live, server)
 
-    run = await send(live, "par", {"agent_id": "claude", "input": QUESTION})
+    run = await run_to_rest(live, "par", {"agent_id": "claude", "input": QUESTION})
 
     assert run["status"] == "finished", run
     items = await transcript(live, "par")
@@ -254,12 +248,12 @@ async def test_input_after_results__joins_their_user_message(
         anthropic_error(400, "prompt is too long: 210000 tokens > 200000 maximum"),
     )
     await define(live, server)
-    failed = await send(live, "again", {"agent_id": "claude", "input": QUESTION})
+    failed = await run_to_rest(live, "again", {"agent_id": "claude", "input": QUESTION})
     assert failed["status"] == "failed", failed
     assert failed["last_error"]["code"] == "client_error"
 
     server.push(anthropic_reply("5"))
-    run = await send(live, "again", {"input": "Try again, please."})
+    run = await run_to_rest(live, "again", {"input": "Try again, please."})
 
     assert run["status"] == "finished", run
     call_id = (await transcript(live, "again"))[2]["tool_calls"][0]["id"]
@@ -285,7 +279,7 @@ async def test_call_ids__the_model_gets_back_its_own_tool_use_ids(
     )
     await define(live, server)
 
-    run = await send(live, "ids", {"agent_id": "claude", "input": QUESTION})
+    run = await run_to_rest(live, "ids", {"agent_id": "claude", "input": QUESTION})
 
     assert run["status"] == "finished", run["last_error"]
     items = await transcript(live, "ids")
@@ -329,7 +323,7 @@ async def test_thinking__blocks_and_signatures_go_back_in_their_order(
     server.push(anthropic_blocks(*turn1), anthropic_blocks(*turn2), anthropic_blocks(*turn3))
     await define(live, server, params=THINKING)
 
-    run = await send(live, "think", {"agent_id": "claude", "input": QUESTION})
+    run = await run_to_rest(live, "think", {"agent_id": "claude", "input": QUESTION})
 
     assert run["status"] == "finished", run["last_error"]
     assert run["output"] == "2 + 3 + 10 = 15"
@@ -369,7 +363,7 @@ async def test_thinking__blocks_and_signatures_go_back_in_their_order(
         results1,
     ]
     server.push(anthropic_reply("You are welcome."))
-    again = await send(live, "think", {"input": "Thanks"})
+    again = await run_to_rest(live, "think", {"input": "Thanks"})
     assert again["status"] == "finished", again["last_error"]
     assert decoded(server.wait_requests(5)[4].body["messages"])[1:] == [
         {"role": "assistant", "content": turn1},
@@ -420,7 +414,7 @@ async def test_429__retried_after_retry_after(
     )
     await define(live, server)
 
-    run = await send(live, "rl", {"agent_id": "claude", "input": QUESTION})
+    run = await run_to_rest(live, "rl", {"agent_id": "claude", "input": QUESTION})
 
     assert run["status"] == "finished", run
     assert (run["output"], run["attempts"], run["last_error"]) == ("Done.", 0, None)
@@ -440,7 +434,7 @@ async def test_5xx_and_overloaded__retried_until_the_model_answers(
     )
     await define(live, server)
 
-    run = await send(live, "5xx", {"agent_id": "claude", "input": QUESTION})
+    run = await run_to_rest(live, "5xx", {"agent_id": "claude", "input": QUESTION})
 
     assert run["status"] == "finished", run
     assert run["output"] == "Done."
@@ -459,7 +453,7 @@ async def test_400__fails_the_run_with_the_providers_message(
     )
     await define(live, server)
 
-    run = await send(live, "400", {"agent_id": "claude", "input": QUESTION})
+    run = await run_to_rest(live, "400", {"agent_id": "claude", "input": QUESTION})
 
     assert run["status"] == "failed", run
     error = run["last_error"]
@@ -476,7 +470,7 @@ async def test_malformed_reply__fails_the_run_not_retryable(
     server.push(Reply(200, {"id": "msg_1", "type": "message", "content": "just a string"}))
     await define(live, server)
 
-    run = await send(live, "mal", {"agent_id": "claude", "input": QUESTION})
+    run = await run_to_rest(live, "mal", {"agent_id": "claude", "input": QUESTION})
 
     assert run["status"] == "failed", run
     assert (run["last_error"]["code"], run["last_error"]["retryable"]) == ("malformed_reply", False)
@@ -490,7 +484,7 @@ async def test_slow_reply__times_out_and_is_retried(
     server.push(replace(anthropic_reply("Too late."), delay_s=2.0), anthropic_reply("In time."))
     await define(live, server, timeout_s=0.3)
 
-    run = await send(live, "slow", {"agent_id": "claude", "input": QUESTION})
+    run = await run_to_rest(live, "slow", {"agent_id": "claude", "input": QUESTION})
 
     assert run["status"] == "finished", run
     assert run["output"] == "In time."
@@ -510,7 +504,7 @@ async def test_api_key__never_in_errors_run_transcript_or_logs(
     )
     await define(live, server)
 
-    run = await send(live, "key", {"agent_id": "claude", "input": QUESTION})
+    run = await run_to_rest(live, "key", {"agent_id": "claude", "input": QUESTION})
 
     assert run["status"] == "failed", run
     assert all(r.headers["x-api-key"] == KEY for r in server.seen())

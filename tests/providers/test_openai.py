@@ -23,23 +23,17 @@ from app.providers.anthropic import AnthropicMessages
 from app.providers.base import ModelError, ModelRequest
 from app.providers.openai import OpenAIChat
 from app.providers.registry import build_model
+from tests import support
 from tests.agents import ADD_SCHEMA, python_tool
+from tests.fake_http import FakeServer, Reply, closed_port_url, fake_server
 from tests.providers.fake_servers import (
     OPENAI_PATH,
-    FakeServer,
-    Reply,
-    closed_port_url,
-    define_agent,
-    fake_server,
-    get_json,
     openai_call,
     openai_conversation,
     openai_error,
     openai_reply,
-    send,
-    transcript,
-    usage,
 )
+from tests.support import get_json, run_to_rest, transcript, usage
 
 KEY_ENV = "TEST_OPENAI_API_KEY"  # the tests' grant: TEST_*_API_KEY@127.0.0.1:*
 KEY = "sk-perdure-test-7f3a9c1e5b-never-log-me"
@@ -71,7 +65,7 @@ async def define(live: httpx.AsyncClient, server: FakeServer, **model: Any) -> N
     """The agent `gpt` on this server, which from now on checks follow-ups as a vendor."""
     if server.check is None:
         server.check = openai_conversation()
-    await define_agent(
+    await support.define(
         live,
         {
             "id": "gpt",
@@ -133,7 +127,7 @@ async def test_tool_loop__runs_end_to_end_over_the_wire(
     )
     await define(live, server)
 
-    run = await send(live, "s1", {"agent_id": "gpt", "input": QUESTION})
+    run = await run_to_rest(live, "s1", {"agent_id": "gpt", "input": QUESTION})
 
     assert run["status"] == "finished", run
     assert run["output"] == "2 + 3 + 10 = 15"
@@ -175,7 +169,7 @@ async def test_tool_loop__runs_end_to_end_over_the_wire(
 
     # A second send continues the session; the session's usage sums its runs.
     server.push(openai_reply("You are welcome.", usage=(100, 7)))
-    again = await send(live, "s1", {"input": "Thanks"})
+    again = await run_to_rest(live, "s1", {"input": "Thanks"})
     assert again["status"] == "finished", again
     assert usage(again) == (100, 7, 1)
     assert decoded(server.seen()[3].body["messages"]) == [
@@ -206,7 +200,7 @@ async def test_parallel_calls__one_turn_many_results_in_call_order(
     )
     await define(live, server)
 
-    run = await send(live, "par", {"agent_id": "gpt", "input": QUESTION})
+    run = await run_to_rest(live, "par", {"agent_id": "gpt", "input": QUESTION})
 
     assert run["status"] == "finished", run
     assert run["steps"] == 2
@@ -243,7 +237,7 @@ async def test_arguments_not_json__the_model_gets_an_error_result_and_its_text_b
     )
     await define(live, server)
 
-    run = await send(live, "bad-args", {"agent_id": "gpt", "input": QUESTION})
+    run = await run_to_rest(live, "bad-args", {"agent_id": "gpt", "input": QUESTION})
 
     assert run["status"] == "finished", run
     items = await transcript(live, "bad-args")
@@ -274,7 +268,7 @@ async def test_call_ids__the_model_gets_back_exactly_the_ids_it_sent(
     )
     await define(live, server)
 
-    run = await send(live, "ids", {"agent_id": "gpt", "input": QUESTION})
+    run = await run_to_rest(live, "ids", {"agent_id": "gpt", "input": QUESTION})
 
     assert run["status"] == "finished", run["last_error"]
     items = await transcript(live, "ids")
@@ -310,7 +304,7 @@ async def test_call_ids__a_reused_provider_id_gets_its_own_call_id_but_goes_back
     )
     await define(live, server)
 
-    run = await send(live, "reused", {"agent_id": "gpt", "input": QUESTION})
+    run = await run_to_rest(live, "reused", {"agent_id": "gpt", "input": QUESTION})
 
     assert run["status"] == "finished", run["last_error"]
     items = await transcript(live, "reused")
@@ -355,12 +349,12 @@ async def test_reasoning_content_and_refusal__given_back_on_the_assistant_turn(
     )
     await define(live, server)
 
-    run = await send(live, "think", {"agent_id": "gpt", "input": QUESTION})
+    run = await run_to_rest(live, "think", {"agent_id": "gpt", "input": QUESTION})
 
     assert run["status"] == "finished", run["last_error"]
     assert run["output"] == "I can't help with that."
     server.push(openai_reply("Fine: 5."))
-    again = await send(live, "think", {"input": "Please?"})
+    again = await run_to_rest(live, "think", {"input": "Please?"})
     assert again["status"] == "finished", again["last_error"]
     turn1 = wire_turn(None, ("call_r1", {"a": 2, "b": 3}, {"result": 5}))
     turn1[0]["reasoning_content"] = reasoning
@@ -385,7 +379,7 @@ async def test_429__retried_after_retry_after(
     )
     await define(live, server)
 
-    run = await send(live, "rl", {"agent_id": "gpt", "input": QUESTION})
+    run = await run_to_rest(live, "rl", {"agent_id": "gpt", "input": QUESTION})
 
     assert run["status"] == "finished", run
     assert run["output"] == "Done."
@@ -410,7 +404,7 @@ async def test_5xx__retried_until_the_model_answers(
     )
     await define(live, server)
 
-    run = await send(live, "5xx", {"agent_id": "gpt", "input": QUESTION})
+    run = await run_to_rest(live, "5xx", {"agent_id": "gpt", "input": QUESTION})
 
     assert run["status"] == "finished", run
     assert run["output"] == "Done."
@@ -425,7 +419,7 @@ async def test_400__fails_the_run_with_the_providers_message(
     server.push(openai_error(400, "Invalid schema for function 'add': 'b' is not valid."))
     await define(live, server)
 
-    run = await send(live, "400", {"agent_id": "gpt", "input": QUESTION})
+    run = await run_to_rest(live, "400", {"agent_id": "gpt", "input": QUESTION})
 
     assert run["status"] == "failed", run
     error = run["last_error"]
@@ -443,7 +437,7 @@ async def test_malformed_reply__fails_the_run_not_retryable(
     server.push(Reply(200, raw=b'{"id": "chatcmpl-1", "choices": ['))
     await define(live, server)
 
-    run = await send(live, "mal", {"agent_id": "gpt", "input": QUESTION})
+    run = await run_to_rest(live, "mal", {"agent_id": "gpt", "input": QUESTION})
 
     assert run["status"] == "failed", run
     assert run["last_error"]["code"] == "malformed_reply"
@@ -458,7 +452,7 @@ async def test_slow_reply__times_out_and_is_retried(
     server.push(replace(openai_reply("Too late."), delay_s=2.0), openai_reply("In time."))
     await define(live, server, timeout_s=0.3)
 
-    run = await send(live, "slow", {"agent_id": "gpt", "input": QUESTION})
+    run = await run_to_rest(live, "slow", {"agent_id": "gpt", "input": QUESTION})
 
     assert run["status"] == "finished", run
     assert run["output"] == "In time."
@@ -478,7 +472,7 @@ async def test_api_key__never_in_errors_run_transcript_or_logs(
     )
     await define(live, server)
 
-    run = await send(live, "key", {"agent_id": "gpt", "input": QUESTION})
+    run = await run_to_rest(live, "key", {"agent_id": "gpt", "input": QUESTION})
 
     assert run["status"] == "failed", run
     assert all(r.headers["authorization"] == f"Bearer {KEY}" for r in server.seen())

@@ -28,19 +28,11 @@ from app.providers.base import Model, ModelError, ModelReply, ModelRequest
 from app.providers.openai import OpenAIChat
 from app.providers.registry import build_model
 from app.settings import Settings
+from tests import support
 from tests.conftest import make_settings
-from tests.providers.fake_servers import (
-    ANTHROPIC_PATH,
-    OPENAI_PATH,
-    FakeServer,
-    Reply,
-    anthropic_reply,
-    define_agent,
-    fake_server,
-    flood,
-    openai_reply,
-    send,
-)
+from tests.fake_http import FakeServer, Reply, fake_server, flood
+from tests.providers.fake_servers import ANTHROPIC_PATH, OPENAI_PATH, anthropic_reply, openai_reply
+from tests.support import run_to_rest
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -294,7 +286,7 @@ async def test_reply_cap__an_endless_reply_fails_the_run_not_the_worker(
     live: httpx.AsyncClient, server: FakeServer
 ) -> None:
     server.push(Reply(stream=flood(E2E_FLOOD, HEADS["openai"])))  # chunked: no length
-    await define_agent(
+    await support.define(
         live,
         {
             "id": "flood",
@@ -302,7 +294,7 @@ async def test_reply_cap__an_endless_reply_fails_the_run_not_the_worker(
         },
     )
 
-    run = await send(live, "flood", {"agent_id": "flood", "input": "hi"}, wait=60)
+    run = await run_to_rest(live, "flood", {"agent_id": "flood", "input": "hi"}, wait=60)
 
     assert run["status"] == "failed", run
     error = run["last_error"]

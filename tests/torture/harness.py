@@ -30,36 +30,34 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import random
 import select
 import signal
 import socket
 import sys
-import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import AsyncExitStack, contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import httpx
-import psycopg
 
-from app.db import libpq_url
 from app.domain.principal import DEFAULT_TENANT
 from app.tools.base import idempotency_key
+from tests import pg
 from tests.crash.harness import (
     ToolCallSeen,
     ToolServer,
     Worker,
     model_calls,
-    reply_json,
+    serving,
     workers,
 )
+from tests.fake_http import Reply, Seen
+from tests.support import define
 
 SETTLED = ("ok", "error", "cancelled", "interrupted", "rejected")
 LEASE_TTL_S = 3.0  # what tests.crash.harness.worker_env gives the workers
@@ -72,24 +70,7 @@ def say(line: str) -> None:
     sys.stdout.flush()
 
 
-def rows(database_url: str, sql: str, *params: Any) -> list[tuple[Any, ...]]:
-    with psycopg.connect(libpq_url(database_url), connect_timeout=5) as conn:
-        return conn.execute(sql, params).fetchall()
-
-
-async def arows(database_url: str, sql: str, *params: Any) -> list[tuple[Any, ...]]:
-    """`rows` off the event loop, so the in-process API keeps answering meanwhile."""
-    return await asyncio.to_thread(rows, database_url, sql, *params)
-
-
 # -- the tool server -----------------------------------------------------------------------
-
-
-class _Httpd(ThreadingHTTPServer):
-    # Dozens of workers' calls may connect at once; the default backlog (5) would make
-    # some wait a SYN retransmit (1 s+), which stretches calls and blurs the timings.
-    request_queue_size = 1024
-    daemon_threads = True
 
 
 @dataclass
@@ -98,6 +79,14 @@ class EffectServer(ToolServer):
     was gone (killed, or it cancelled the request) by the time the tool finished."""
 
     abandoned: set[tuple[str, int]] = field(default_factory=set)  # (key, attempt)
+
+    def respond(self, request: Seen) -> Reply | None:
+        reply = super().respond(request)
+        connection = request.connection
+        if reply is not None and connection is not None and caller_gone(connection):
+            with self.lock:
+                self.abandoned.add((reply.body["key"], reply.body["attempt"]))
+        return reply
 
 
 def caller_gone(connection: socket.socket) -> bool:
@@ -117,35 +106,8 @@ def effect_server() -> Iterator[EffectServer]:
     attempt number for that key, and start/end times; the reply carries the attempt
     number, so the recorded result says which attempt produced it.
     """
-    state = EffectServer()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            length = int(self.headers.get("content-length", 0))
-            try:
-                body = json.loads(self.rfile.read(length))
-            except ValueError:
-                return  # a caller killed while sending: no complete request, no effect
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            answer = state.handle(body, headers)
-            if caller_gone(self.connection):
-                with state.lock:
-                    state.abandoned.add((answer["key"], answer["attempt"]))
-            reply_json(self, answer)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    httpd = _Httpd(("127.0.0.1", 0), Handler)
-    state.url = f"http://127.0.0.1:{httpd.server_address[1]}/tool"
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(EffectServer()) as state:
         yield state
-    finally:
-        state.release()
-        httpd.shutdown()
-        httpd.server_close()
 
 
 # -- what the runs do ----------------------------------------------------------------------
@@ -443,18 +405,18 @@ def check(
         effects = list(tools.calls)
         abandoned = set(tools.abandoned)
 
-    runs = rows(
+    runs = pg.rows(
         database_url,
         "SELECT r.id::text, r.session_id, r.status, r.steps, r.usage, r.claims, s.agent_id, "
         "r.last_error, r.lease_owner, r.lease_expires_at < clock_timestamp() "
         "FROM runs r JOIN sessions s ON s.id = r.session_id",
     )
-    messages = rows(
+    messages = pg.rows(
         database_url, "SELECT session_id, seq, role, content FROM messages ORDER BY session_id, seq"
     )
     calls = [
         CallRow(*r)
-        for r in rows(
+        for r in pg.rows(
             database_url,
             "SELECT session_id, tool_call_id, seq, message_seq, idx, name, arguments, status, "
             "result, approval_id::text, run_id::text FROM tool_calls ORDER BY session_id, seq",
@@ -462,7 +424,7 @@ def check(
     ]
     approvals = {
         r[0]: (r[1], r[2])
-        for r in rows(database_url, "SELECT id::text, status, decision FROM approvals")
+        for r in pg.rows(database_url, "SELECT id::text, status, decision FROM approvals")
     }
 
     # -- runs: every acknowledged one exists and finished ----------------------------------
@@ -733,7 +695,7 @@ def _check_one_holder(
 
 async def unfinished(url: str) -> list[tuple[Any, ...]]:
     """The runs not finished, with their lease: who holds it, for how long yet."""
-    return await arows(
+    return await pg.arows(
         url,
         "SELECT id::text, status, lease_owner, "
         "round(extract(epoch FROM lease_expires_at - clock_timestamp())::numeric, 1) "
@@ -748,7 +710,7 @@ async def wait_until_done(url: str, acks: Acks, timeout: float) -> float:
     when one of them ended otherwise (failed, cancelled: nothing here should)."""
     began = time.monotonic()
     while True:
-        left = await arows(
+        left = await pg.arows(
             url,
             "SELECT id::text, status, last_error FROM runs WHERE id::text = ANY(%s) "
             "AND status <> 'finished'",
@@ -757,7 +719,7 @@ async def wait_until_done(url: str, acks: Acks, timeout: float) -> float:
         ended = [r for r in left if r[1] in ("failed", "cancelled")]
         if ended:
             raise AssertionError(f"runs ended but did not finish: {ended}")
-        waiting = await arows(url, "SELECT count(*) FROM approvals WHERE status = 'pending'")
+        waiting = await pg.arows(url, "SELECT count(*) FROM approvals WHERE status = 'pending'")
         if not left and waiting[0][0] == 0:
             return time.monotonic() - began
         if time.monotonic() - began > timeout:
@@ -774,7 +736,7 @@ async def seconds_until_progress(
     caller), returning the runs still stalled then."""
     began = time.monotonic()
     while True:
-        stalled = await arows(
+        stalled = await pg.arows(
             url,
             "SELECT id::text, lease_owner, "
             "round(extract(epoch FROM lease_expires_at - clock_timestamp())::numeric, 1) "
@@ -792,7 +754,7 @@ async def seconds_until_progress(
 async def wait_owner_holds(database_url: str, worker: Worker, count: int) -> str:
     deadline = time.monotonic() + 30
     while True:
-        held = await arows(
+        held = await pg.arows(
             database_url,
             "SELECT lease_owner, count(*) FROM runs WHERE status = 'running' "
             "AND lease_owner LIKE %s GROUP BY lease_owner",
@@ -928,8 +890,7 @@ async def killer(fleet: Fleet, rng: random.Random, config: TortureConfig, until:
 
 async def define_agents(api: httpx.AsyncClient, agents: list[AgentPlan]) -> None:
     for plan in agents:
-        response = await api.post("/v1/agents", json=plan.body)
-        assert response.status_code == 201, response.text
+        await define(api, plan.body)
 
 
 async def wait_drained(
@@ -938,7 +899,7 @@ async def wait_drained(
     """Wait until every send is done and every run is terminal; None, or what is left."""
     deadline = time.monotonic() + timeout
     while True:
-        left = await arows(
+        left = await pg.arows(
             database_url,
             "SELECT status, count(*) FROM runs WHERE status NOT IN "
             "('finished', 'failed', 'cancelled') GROUP BY status",

@@ -32,7 +32,6 @@ from tests.torture.harness import (
     Acks,
     AgentPlan,
     approver,
-    arows,
     check,
     define_agents,
     effect_server,
@@ -170,7 +169,9 @@ async def test_postgres_restart__503_while_down__claims_resume__nothing_acknowle
                 await wait_for_effects(tools.calls, 12)
                 in_flight = [
                     r[0]
-                    for r in await arows(url, "SELECT id::text FROM runs WHERE status = 'running'")
+                    for r in await pg.arows(
+                        url, "SELECT id::text FROM runs WHERE status = 'running'"
+                    )
                 ]
                 phases.now = "stopping"
                 await asyncio.to_thread(own_postgres.stop, "fast")
@@ -183,7 +184,7 @@ async def test_postgres_restart__503_while_down__claims_resume__nothing_acknowle
                 phases.now = "back"
                 back = time.monotonic()
                 phases.send_until = back + 8.0  # busy workers for a while yet
-                db_back = (await arows(url, "SELECT clock_timestamp()"))[0][0]
+                db_back = (await pg.arows(url, "SELECT clock_timestamp()"))[0][0]
                 resumed, stalled = await seconds_until_progress(url, in_flight, db_back, 30)
                 finished = await wait_until_done(url, acks, timeout=40) + resumed
                 first_claim = await seconds_to_first_worker_write(url, timeout=30)
@@ -249,7 +250,7 @@ async def seconds_to_first_worker_write(url: str, timeout: float) -> float:
     worker hands back, stay `queued` and do not count)."""
     began = time.monotonic()
     while True:
-        first = await arows(
+        first = await pg.arows(
             url,
             "SELECT extract(epoch FROM min(updated_at) - pg_postmaster_start_time()) "
             "FROM runs WHERE updated_at > pg_postmaster_start_time() AND status <> 'queued'",
@@ -348,7 +349,7 @@ async def test_worker_connections_terminated_mid_run__it_recovers_and_nothing_is
         owner = await wait_owner_holds(database_url, victim, 8)
         held = [
             r[0]
-            for r in await arows(
+            for r in await pg.arows(
                 database_url, "SELECT id::text FROM runs WHERE lease_owner = %s", owner
             )
         ]
@@ -366,7 +367,7 @@ async def test_worker_connections_terminated_mid_run__it_recovers_and_nothing_is
                 victim,
                 which="run-pool" if spare_liveness else "all",
             )
-            last_round = (await arows(database_url, "SELECT clock_timestamp()"))[0][0]
+            last_round = (await pg.arows(database_url, "SELECT clock_timestamp()"))[0][0]
             await asyncio.sleep(0.3)
             if "giving the run up" in victim.log():
                 break
@@ -437,7 +438,7 @@ async def test_liveness_connection_killed__the_worker_does_not_claim_its_own_run
         verdict = await asyncio.to_thread(
             check, database_url, tools, call_log, {a.id: a for a in agents}, acks
         )
-    claims = await arows(database_url, "SELECT claims FROM runs ORDER BY claims")
+    claims = await pg.arows(database_url, "SELECT claims FROM runs ORDER BY claims")
     say(
         f"liveness connection killed: claims per run {[c for (c,) in claims]}; "
         f"'lease lost' lines in the only worker's log: {victim.log().count('lease lost')}"

@@ -21,12 +21,12 @@ import psycopg
 import pytest
 
 from app.db import libpq_url
+from tests import pg
 from tests.crash.harness import workers
 from tests.torture.harness import (
     LEASE_TTL_S,
     Acks,
     TortureConfig,
-    arows,
     check,
     define_agents,
     effect_server,
@@ -93,7 +93,7 @@ async def test_heartbeat_stalled_past_the_margin__the_runs_it_stops_are_not_left
         owner = await wait_owner_holds(database_url, victim, 8)
         held = [
             r[0]
-            for r in await arows(
+            for r in await pg.arows(
                 database_url, "SELECT id::text FROM runs WHERE lease_owner = %s", owner
             )
         ]
@@ -101,7 +101,7 @@ async def test_heartbeat_stalled_past_the_margin__the_runs_it_stops_are_not_left
         await asyncio.to_thread(lock_rows, database_url, held, LEASE_TTL_S)
         other = start()
         await asyncio.sleep(1.0)  # the writes the stall held up land; then who goes on?
-        since = (await arows(database_url, "SELECT clock_timestamp()"))[0][0]
+        since = (await pg.arows(database_url, "SELECT clock_timestamp()"))[0][0]
         took, stalled = await seconds_until_progress(database_url, held, since, 30)
         took += 1.0
         await wait_until_done(database_url, acks, timeout=60)

@@ -310,7 +310,7 @@ async def test_default_grant__a_model_cannot_send_the_operators_key_to_its_own_u
     from app.domain.agent import AnthropicModel, OpenAIModel
     from app.providers.base import ModelError, ModelRequest
     from app.providers.registry import build_model
-    from tests.integration.test_tools import http_server
+    from tests.fake_http import http_server
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-operator-openai")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-operator-anthropic")
@@ -339,7 +339,7 @@ async def test_bound_grant__a_model_sends_its_key_only_to_the_bound_host_and_por
     from app.domain.agent import OpenAIModel
     from app.providers.base import ModelError, ModelRequest
     from app.providers.registry import build_model
-    from tests.integration.test_tools import http_server
+    from tests.fake_http import http_server
 
     monkeypatch.setenv("LOCAL_API_KEY", "sk-local")
     request = ModelRequest("s", uuid4(), [{"role": "user", "content": "hi"}], [], 0, 0)
@@ -365,7 +365,7 @@ async def test_tenant_grant__a_model_reads_the_runs_tenants_variable_only(
     from app.domain.agent import OpenAIModel
     from app.providers.base import ModelError, ModelRequest
     from app.providers.registry import build_model
-    from tests.integration.test_tools import http_server
+    from tests.fake_http import http_server
 
     monkeypatch.setenv("TENANT_ACME_LLM_API_KEY", "sk-acme")
     request = ModelRequest("s", uuid4(), [{"role": "user", "content": "hi"}], [], 0, 0)
@@ -395,7 +395,7 @@ async def test_default_grant__an_http_tool_cannot_send_the_operators_key_to_its_
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from app.tools.http_tool import HttpTools
-    from tests.integration.test_tools import http_server
+    from tests.fake_http import http_server
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-operator-openai")
     with http_server({"/t": (200, b"{}", 0)}) as (base, seen):
@@ -412,7 +412,7 @@ async def test_tenant_grant__an_http_tool_sends_the_calls_tenants_variable_only(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from app.tools.http_tool import HttpTools
-    from tests.integration.test_tools import http_server
+    from tests.fake_http import http_server
 
     monkeypatch.setenv("TENANT_ACME_TOOL_API_KEY", "acme-secret")
     grants = Capabilities(secret_env=("TENANT_{tenant}_*_API_KEY@127.0.0.1:*",))
@@ -437,7 +437,7 @@ async def test_redirects__a_secret_never_follows_one_to_another_host(
     from app.providers.anthropic import AnthropicMessages
     from app.providers.base import ModelError, ModelRequest
     from app.tools.http_tool import HttpTools
-    from tests.integration.test_tools import http_server
+    from tests.fake_http import http_server
 
     monkeypatch.setenv("LOOT_API_KEY", "bound-secret")
     request = ModelRequest("s", uuid4(), [{"role": "user", "content": "hi"}], [], 0, 0)
@@ -570,7 +570,7 @@ async def test_egress__the_host_header_and_tls_name_stay_the_requests() -> None:
         seen.append((host, port))
         return ["127.0.0.1"]
 
-    from tests.integration.test_tools import http_server
+    from tests.fake_http import http_server
 
     with http_server({"/t": (200, b"{}", 0)}) as (base, requests):
         port = int(base.rsplit(":", 1)[1])
@@ -760,7 +760,7 @@ def test_redacted__secret_looking_literals_only() -> None:
 
 async def test_http_tool__a_redirect_is_an_error_result_not_a_reply() -> None:
     from app.tools.http_tool import HttpTools
-    from tests.integration.test_tools import http_server
+    from tests.fake_http import http_server
 
     with http_server({"/t": (302, b"", 0)}) as (base, seen):
         spec = ToolSpec.model_validate(
