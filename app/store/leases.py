@@ -29,6 +29,8 @@ _FIRST_OF_SESSION = f"""
 # A run under suspicion of killing its workers: `running` with an expired lease or a free
 # liveness lock (its worker died while driving it; the lock is only a hint, the fencing
 # token still guards every write), or queued with `suspect` still set (no progress since).
+# Evaluated only on the candidates below, and again on the row a claim locks (a claimer
+# that took it meanwhile holds its lock: the re-check then fails, and the row is skipped).
 _UNDER_SUSPICION = f"""
        ((r.status = 'running'
          AND (r.lease_expires_at < clock_timestamp()
@@ -40,7 +42,26 @@ _UNDER_SUSPICION = f"""
 # Composed of the constant fragments above, no input: one definition of "under suspicion"
 # for the run an idle worker takes and for what keeps busy workers from claiming.
 CLAIM_RUNS = text(f"""
-WITH suspect AS (
+WITH owners AS MATERIALIZED (
+    -- The fleet, one row per worker, never one per running run: whose runs may be taken.
+    -- Dead: its liveness lock is free (its connection is gone); taken at once. Late: no
+    -- renewal within its TTL (a stopped process), so its runs' leases may have run out.
+    -- A live worker on time holds nothing to take; the claimer's own runs come back only
+    -- when it is late itself (a stall: its lease ran out while it still drove them).
+    SELECT w.owner,
+           w.owner <> :owner AND pg_try_advisory_xact_lock(hashtextextended(w.owner, 0))
+               AS dead,
+           w.heartbeat_at < clock_timestamp() - make_interval(secs => w.lease_ttl_s) AS late
+      FROM workers w
+), candidates AS (
+    -- Where runs under suspicion can be: the running runs of dead or late workers
+    -- (`ix_runs_lease_owner`), and queued suspects (`ix_runs_suspect`).
+    SELECT r.id
+      FROM owners o JOIN runs r ON r.lease_owner = o.owner AND r.status = 'running'
+     WHERE o.dead OR (o.late AND r.lease_expires_at < clock_timestamp())
+    UNION ALL
+    SELECT r.id FROM runs r WHERE r.status = 'queued' AND r.suspect
+), suspect AS (
     -- A run under suspicion is driven alone, so that a death can be charged to it: only
     -- an idle worker (:idle) claims one, and then nothing beside it. Taken from a dead
     -- worker that was already driving it alone, it is charged that death; past
@@ -51,14 +72,16 @@ WITH suspect AS (
     SELECT r.id,
            r.status = 'running' AS died,
            r.status = 'running' AND r.suspect AND r.deaths + 1 >= :max_deaths AS poisoned
-      FROM runs r
+      FROM candidates c JOIN runs r ON r.id = c.id
      WHERE :idle AND {_UNDER_SUSPICION}
      ORDER BY r.deaths, r.not_before
      LIMIT 1
        FOR UPDATE OF r SKIP LOCKED
 ), waiting AS (
     -- What a busy worker looks for, without taking it: is any run under suspicion?
-    SELECT 1 FROM runs r WHERE NOT :idle AND {_UNDER_SUSPICION} LIMIT 1
+    SELECT 1 FROM candidates c JOIN runs r ON r.id = c.id
+     WHERE NOT :idle AND {_UNDER_SUSPICION}
+     LIMIT 1
 ), ready AS (
     -- Ordinary runs: queued and past any back-off. None while a suspect waits: busy
     -- workers then start nothing new, so the first to run out of runs takes it.
@@ -73,6 +96,12 @@ WITH suspect AS (
        FOR UPDATE OF r SKIP LOCKED
 ), chosen AS (
     SELECT * FROM suspect UNION ALL SELECT * FROM ready
+), registered AS (
+    -- Whoever owns a run has a row in `workers`, from the statement that made it owner
+    -- on: a claim that takes anything inserts the claimer's (once; never rewrites it).
+    INSERT INTO workers (owner, lease_ttl_s, heartbeat_at)
+    SELECT :owner, :ttl, clock_timestamp() WHERE EXISTS (SELECT 1 FROM chosen)
+    ON CONFLICT (owner) DO NOTHING
 )
 -- Every claim bumps the fencing token; each later write of the run must present it. A
 -- poisoned run's failure is such a write: whoever drove it last is fenced out.
@@ -130,10 +159,36 @@ UPDATE runs
  WHERE id = :run_id AND lease_token = :token AND status = 'running'
 """)
 
+# Runs whose lease ran out more than a TTL ago although their worker is alive and renews
+# on time: it gave them up and could not hand them back (the database did not answer it
+# then). Claims look only through the runs of dead or late workers, so housekeeping
+# releases these; nothing else is left this long. With them go the rows of dead workers
+# that hold no run.
+RELEASE_LAPSED = text("""
+WITH lapsed AS (
+    UPDATE runs r
+       SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL,
+           not_before = clock_timestamp(), updated_at = clock_timestamp()
+     WHERE r.status = 'running'
+       AND r.lease_expires_at < clock_timestamp() - make_interval(secs => :ttl)
+    RETURNING r.id
+), forgotten AS (
+    DELETE FROM workers w
+     WHERE NOT EXISTS (SELECT 1 FROM runs r
+                        WHERE r.lease_owner = w.owner AND r.status = 'running')
+       AND pg_try_advisory_xact_lock(hashtextextended(w.owner, 0))
+    RETURNING w.owner
+)
+SELECT (SELECT count(*) FROM lapsed) AS released, (SELECT count(*) FROM forgotten) AS forgotten
+""")
+
 # One statement renews every lease this worker holds. `lease_expires_at` is not indexed,
 # so this stays a HOT update. A run missing from the answer was taken from us.
 RENEW_LEASES = text("""
-WITH mine AS (
+WITH beat AS (
+    -- On time: claimers look through a worker's runs only once it is late.
+    UPDATE workers SET heartbeat_at = clock_timestamp() WHERE owner = :owner
+), mine AS (
     -- Locked in id order, the order a batch of checkpoints takes them in
     -- (`write_checkpoints`): two statements that lock the same runs in one order never
     -- deadlock.
@@ -205,6 +260,15 @@ async def hold_liveness(conn: AsyncConnection, *, owner: str) -> None:
     first handing back any run still leased to it from before a lost connection."""
     await conn.execute(RELEASE_OWNED, {"owner": owner})
     await conn.execute(HOLD_LIVENESS, {"owner": owner})
+
+
+async def release_lapsed(conn: AsyncConnection, *, ttl_s: float) -> int:
+    """Release runs a live worker let lapse (`RELEASE_LAPSED`), wake the workers if there
+    were any, and forget dead workers that hold nothing. How many runs were released."""
+    row = (await conn.execute(RELEASE_LAPSED, {"ttl": ttl_s})).one()
+    if row.released:
+        await conn.execute(NOTIFY)
+    return int(row.released)
 
 
 async def renew_leases(

@@ -20,6 +20,7 @@ from sqlalchemy import (
     CheckConstraint,
     Column,
     DateTime,
+    Float,
     ForeignKeyConstraint,
     Index,
     Integer,
@@ -174,12 +175,18 @@ Index(
     runs.c.not_before,
     postgresql_where=text("status = 'queued'"),
 )
-# Where a claim looks for runs under suspicion: running ones (is their worker dead?) and
-# queued suspects; never the backlog of ordinary queued runs, however long it is.
+# Queued runs under suspicion, apart from the backlog of ordinary queued runs.
 Index(
     "ix_runs_suspect",
     runs.c.not_before,
-    postgresql_where=text("status = 'running' OR (status = 'queued' AND suspect)"),
+    postgresql_where=text("status = 'queued' AND suspect"),
+)
+# A worker's running runs: what a claim looks through when that worker is dead or late.
+# `lease_owner` changes only with a claim or a release, so renewals stay HOT.
+Index(
+    "ix_runs_lease_owner",
+    runs.c.lease_owner,
+    postgresql_where=text("status = 'running'"),
 )
 # The ops list: a tenant's, by status, newest first, keyset-paginated on (created_at, id).
 Index(
@@ -305,6 +312,21 @@ tool_outputs = Table(
     Column("submitted_at", DateTime(timezone=True), nullable=False, server_default=text("now()")),
     PrimaryKeyConstraint("tenant_id", "session_id", "tool_call_id"),
     _session_fk(),
+)
+
+# The fleet, one row per worker process that ever claimed a run and may still hold one:
+# a claim asks each worker, not each running run, whether it is alive (its liveness
+# lock) and on time (`heartbeat_at`, bumped by its renewals), so the claim's cost does not
+# grow with the number of running runs. Fleet-wide, not a tenant's: it holds no tenant
+# data, and a worker serves every tenant. The claim that first sets a run's `lease_owner`
+# inserts its row; housekeeping deletes the rows of dead workers that hold nothing.
+workers = Table(
+    "workers",
+    metadata,
+    Column("owner", Text, primary_key=True),
+    Column("lease_ttl_s", Float, nullable=False),
+    Column("heartbeat_at", DateTime(timezone=True), nullable=False),
+    _created(),
 )
 
 # API keys: only a hash of each is kept. A revoked key keeps its row (see store/keys.py).

@@ -16,7 +16,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from uuid import UUID
 
-from app.store import approvals, retention
+from app.store import approvals, leases, retention
 from app.store.unavailable import DATABASE_UNAVAILABLE, describe
 from app.worker.connections import ConnectionGate
 
@@ -60,6 +60,19 @@ def expire_approvals(gate: ConnectionGate) -> Callable[[], Awaitable[None]]:
         for run_id in due:
             async with gate.begin() as conn:
                 await approvals.expire_for_run(conn, run_id)
+
+    return run
+
+
+def release_lapsed(gate: ConnectionGate, ttl_s: float) -> Callable[[], Awaitable[None]]:
+    """Queue again the runs whose lease a live worker let lapse (it gave them up and could
+    not hand them back); claims take over only from dead or late workers."""
+
+    async def run() -> None:
+        async with gate.begin() as conn:
+            released = await leases.release_lapsed(conn, ttl_s=ttl_s)
+        if released:
+            log.warning("released %d runs whose lease ran out under a live worker", released)
 
     return run
 

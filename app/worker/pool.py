@@ -206,7 +206,12 @@ class WorkerPool:
                 "approval expiry",
                 self.settings.poll_interval_s,
                 housekeeping.expire_approvals(self.gate),
-            )
+            ),
+            Job(
+                "lapsed lease release",
+                self.settings.lease_ttl_s,
+                housekeeping.release_lapsed(self.gate, self.settings.lease_ttl_s),
+            ),
         ]
         if self.settings.retention_days is not None:
             jobs.append(
@@ -446,8 +451,8 @@ class WorkerPool:
                 delay = min(delay * 2, 10.0)
 
     async def _renew(self, conn: AsyncConnection) -> None:
-        if not self.active:
-            return
+        # Sent even with no run to renew: it also says this worker is on time (claimers
+        # look through a worker's runs only once it is late).
         # Judge only the runs this renewal asks about. A run claimed while it is in flight
         # is not in its answer, and that claim may have been sent before this renewal was,
         # so its `renewed_at` cannot tell it apart from a run taken from us.

@@ -112,3 +112,27 @@ def test_database__per_test_isolation(database_url: str) -> None:
         conn.commit()
         count = conn.execute("SELECT count(*) FROM agents").fetchone()
     assert count == (1,), "a fresh database must start empty"
+
+
+def test_transcript_tables__keyed_by_session(database_url: str) -> None:
+    """What a distributed Postgres (Citus, by session: docs/design.md) needs: each table
+    of a session's transcript has its session in its primary key, beside its tenant."""
+    keys = dict(
+        pg.rows(
+            database_url,
+            "SELECT c.conrelid::regclass::text, array_agg(a.attname::text ORDER BY k.i) "
+            "  FROM pg_constraint c, unnest(c.conkey) WITH ORDINALITY k(attnum, i), "
+            "       pg_attribute a "
+            " WHERE c.contype = 'p' AND a.attrelid = c.conrelid AND a.attnum = k.attnum "
+            "   AND c.conrelid::regclass::text IN "
+            "       ('messages', 'tool_calls', 'checkpoints', 'tool_outputs', 'sessions') "
+            " GROUP BY c.conrelid",
+        )
+    )
+    assert keys == {
+        "messages": ["tenant_id", "session_id", "seq"],
+        "tool_calls": ["tenant_id", "session_id", "tool_call_id"],
+        "checkpoints": ["tenant_id", "session_id", "seq"],
+        "tool_outputs": ["tenant_id", "session_id", "tool_call_id"],
+        "sessions": ["tenant_id", "id"],
+    }

@@ -254,9 +254,10 @@ async def test_claim__never_takes_back_a_run_its_claimer_still_holds(
 async def test_claim__uses_its_partial_indexes(
     database_url: str, engine: AsyncEngine, idle: bool
 ) -> None:
-    """Ordinary runs come from `ix_runs_claimable`, runs under suspicion (running ones, to
-    probe their worker, and queued suspects) from `ix_runs_suspect`: a claim never reads
-    the whole table, nor (looking for suspects) the backlog of queued runs."""
+    """Ordinary runs come from `ix_runs_claimable`, queued suspects from `ix_runs_suspect`,
+    and running runs (to take over) only those of dead or late workers, from
+    `ix_runs_lease_owner`: a claim never reads the whole table, nor the backlog of queued
+    runs while looking for suspects, nor the running runs of live workers."""
     await make_runs(engine, sessions=50)
     with psycopg.connect(pg.libpq_url(database_url)) as conn:
         conn.execute("ANALYZE runs")
@@ -274,6 +275,7 @@ async def test_claim__uses_its_partial_indexes(
         conn.rollback()
     assert "ix_runs_claimable" in plan, plan
     assert "ix_runs_suspect" in plan, plan
+    assert "ix_runs_lease_owner" in plan, plan
     assert "Seq Scan on runs" not in plan, plan
 
 
@@ -374,3 +376,33 @@ async def test_batch__never_deadlocks_with_renewals(
         await asyncio.gather(saves(), renewals(), renewals())
     # Each batch committed as one (none fell back to one by one after a deadlock).
     assert pg.scalar(database_url, "SELECT count(DISTINCT xmin::text) FROM checkpoints") == 30
+
+
+async def test_lapsed_under_a_live_worker__not_claimed__released_by_housekeeping(
+    engine: AsyncEngine, settings: Settings, database_url: str
+) -> None:
+    """Claims look only through the runs of dead or late workers. A run whose lease ran
+    out while its worker lived and renewed on time (it gave the run up and could not hand
+    it back) is left to housekeeping, which queues it once its lease is a TTL past; the
+    rows of dead workers holding nothing are forgotten with it."""
+    (run_id,) = await make_runs(engine, sessions=1)
+    async with alive(settings, "w", "other"):
+        async with engine.begin() as conn:
+            (first,) = await claim(conn, owner="w", limit=1, ttl_s=0.3)
+        await asyncio.sleep(0.4)
+        async with engine.begin() as conn:
+            # "w" is on time (its renewals go on, without this run) and alive.
+            assert await leases.renew_leases(conn, owner="w", ttl_s=30, run_ids=[]) == []
+            assert await claim(conn, owner="other", limit=1, ttl_s=30) == []
+            # Not yet a TTL past its expiry.
+            assert await leases.release_lapsed(conn, ttl_s=30) == 0
+        await asyncio.sleep(0.3)
+        async with engine.begin() as conn:
+            assert await leases.release_lapsed(conn, ttl_s=0.3) == 1
+            (again,) = await claim(conn, owner="other", limit=1, ttl_s=30)
+    assert (again.run_id, again.lease_token) == (run_id, first.lease_token + 1)
+    # "w" is dead now (its liveness connection closed) and holds nothing: forgotten.
+    async with engine.begin() as conn:
+        await leases.release_lapsed(conn, ttl_s=30)
+    owners = pg.rows(database_url, "SELECT owner FROM workers ORDER BY owner")
+    assert owners == [("other",)]

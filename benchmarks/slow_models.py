@@ -1,0 +1,217 @@
+"""Slow models: one worker process holding a thousand runs that wait on their model.
+
+Starts an embedded Postgres (durable defaults), then one `perdure worker` with
+`--concurrency C` (default 1000) and the default pool of 10 connections, and queues R runs
+of an agent whose OpenAI-compatible model (a local server) answers each request after a
+delay drawn uniformly from 1-5 s: one model call, then the run finishes. It reports:
+
+- runs finished per second in the steady state, beside the ideal C / mean latency (the
+  target is at least 90 % of it);
+- heartbeat lateness: how late each renewal of the worker's leases came, from the
+  database's own record of them (p50, p99, max; the target is a p99 under 1 s);
+- database connections the worker held (at most, sampled), against C;
+- the worker's resident memory: idle, at its peak, and per run in flight.
+
+    python -m benchmarks.slow_models [--concurrency 1000] [--runs 4000]
+
+Run from the repository root, with the project's virtualenv. Linux only (/proc).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from app.db import create_engine
+from app.domain.agent import AgentDefinition
+from app.domain.principal import DEFAULT_TENANT
+from app.embedded_pg import EmbeddedPostgres
+from app.settings import Settings
+from app.store import agents as agent_store
+from benchmarks.loop_throughput import (
+    MEASURED,
+    WorkerFleet,
+    admin,
+    clone_template,
+    describe_server,
+    enqueue,
+    prepare_template,
+    query_one,
+)
+from tests.providers.fake_servers import OPENAI_PATH, FakeServer, Reply, fake_server, openai_reply
+
+AGENT_ID = "slow"
+POOL_SIZE = 10  # the default PERDURE_POOL_SIZE
+HEARTBEAT_S = 2.0  # PERDURE_HEARTBEAT_S's default
+LEASE_TTL_S = 30.0  # PERDURE_LEASE_TTL_S's default
+LATENCY_S = (1.0, 5.0)
+
+
+def slow_reply(rng: random.Random) -> Reply:
+    reply = openai_reply("done")
+    reply.delay_s = rng.uniform(*LATENCY_S)
+    return reply
+
+
+def agent_definition(server: FakeServer) -> AgentDefinition:
+    return AgentDefinition.model_validate(
+        {
+            "model": {
+                "provider": "openai",
+                "name": "gpt-slow",
+                "base_url": f"{server.url}/v1",
+                "timeout_s": 120,
+            },
+        }
+    )
+
+
+async def create_agent(url: str, server: FakeServer) -> None:
+    engine = create_engine(url, Settings(database_url=url), pool_size=1)
+    try:
+        async with engine.begin() as conn:
+            await agent_store.create_agent(conn, DEFAULT_TENANT, AGENT_ID, agent_definition(server))
+    finally:
+        await engine.dispose()
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+class Sampler(threading.Thread):
+    """Every 50 ms: the worker's RSS, its database connections, runs in flight, and the
+    newest lease expiry it wrote (a change is a renewal, at expiry - TTL on the DB clock)."""
+
+    def __init__(self, server: EmbeddedPostgres, database: str, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.server, self.database, self.pid = server, database, pid
+        self.stop = threading.Event()
+        self.rss: list[tuple[int, float]] = []  # (runs in flight, MB)
+        self.connections = 0
+        self.renewals: list[float] = []
+
+    def run(self) -> None:
+        with admin(self.server, self.database) as conn:
+            last = None
+            while not self.stop.wait(0.05):
+                running, expiry, connections = query_one(
+                    conn,
+                    "SELECT count(*), extract(epoch FROM max(lease_expires_at)),"
+                    "       (SELECT count(*) FROM pg_stat_activity"
+                    "         WHERE datname = current_database() AND pid <> pg_backend_pid())"
+                    "  FROM runs WHERE status = 'running'",
+                )
+                self.connections = max(self.connections, int(connections))
+                self.rss.append((int(running), rss_mb(self.pid)))
+                if expiry is not None and expiry != last:
+                    if last is not None and float(expiry) > float(last) + 0.5:
+                        self.renewals.append(float(expiry) - LEASE_TTL_S)
+                    last = expiry
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
+    parser.add_argument("--concurrency", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=4000)
+    args = parser.parse_args(argv)
+
+    started = time.monotonic()
+    workdir = Path(tempfile.mkdtemp(prefix="perdure-slow-"))
+    workdir.chmod(0o755)  # as root the server runs as another user
+    server = EmbeddedPostgres(workdir / "pg")
+    fleet: WorkerFleet | None = None
+    rng = random.Random(7)
+    try:
+        server.start()
+        print(f"== embedded Postgres, durable defaults: {describe_server(server)}")
+        prepare_template(server)
+        clone_template(server, "slow")
+        url = server.url("slow")
+        with fake_server(OPENAI_PATH) as model:
+            model.respond = lambda body: slow_reply(rng)
+            asyncio.run(create_agent(url, model))
+            fleet = WorkerFleet.start(url, 1, args.concurrency, POOL_SIZE, workdir)
+            fleet.wait_ready()
+            pid = fleet.processes[0].pid
+            time.sleep(1.0)
+            idle_mb = rss_mb(pid)
+            sampler = Sampler(server, "slow", pid)
+            sampler.start()
+            enqueued_at = asyncio.run(enqueue(url, AGENT_ID, MEASURED, args.runs))
+            with admin(server, "slow") as conn:
+                while True:
+                    (finished,) = query_one(
+                        conn, "SELECT count(*) FROM runs WHERE status = 'finished'"
+                    )
+                    if finished >= args.runs:
+                        break
+                    time.sleep(0.2)
+                    if time.monotonic() - started > 900:
+                        raise RuntimeError(f"only {finished} of {args.runs} runs finished")
+                # Steady state: between the first and the last 10 % of finishes.
+                finishes = [
+                    float(row[0])
+                    for row in conn.execute(
+                        "SELECT extract(epoch FROM finished_at) FROM runs ORDER BY finished_at"
+                    ).fetchall()
+                ]
+            sampler.stop.set()
+            sampler.join()
+        fleet.stop()
+    finally:
+        if fleet is not None:
+            fleet.stop()
+        server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    mean_latency = sum(LATENCY_S) / 2
+    ideal = args.concurrency / mean_latency
+    tenth = len(finishes) // 10
+    steady = (len(finishes) - 2 * tenth) / (finishes[-tenth - 1] - finishes[tenth])
+    gaps = [b - a for a, b in zip(sampler.renewals, sampler.renewals[1:], strict=False)]
+    late = [max(0.0, gap - HEARTBEAT_S) for gap in gaps]
+    peak_runs, peak_mb = max(sampler.rss, key=lambda s: (s[0], s[1]))
+    per_run_kb = (peak_mb - idle_mb) * 1024 / max(peak_runs, 1)
+    print(
+        f"== 1 worker, concurrency {args.concurrency}, pool {POOL_SIZE}; {args.runs} runs of "
+        f"one model call answered in {LATENCY_S[0]:g}-{LATENCY_S[1]:g} s (mean {mean_latency:g})"
+    )
+    print(
+        f"  runs finished/s (steady): {steady:.0f}; ideal {ideal:.0f}: "
+        f"{100 * steady / ideal:.0f} % (target >= 90 %)"
+    )
+    print(f"  total: {len(finishes)} runs in {finishes[-1] - enqueued_at:.1f} s")
+    print(
+        f"  heartbeat lateness over {len(late)} renewals (every {HEARTBEAT_S:g} s): "
+        f"p50 {percentile(late, 0.5):.2f} s, p99 {percentile(late, 0.99):.2f} s, "
+        f"max {max(late, default=0.0):.2f} s (target p99 < 1 s)"
+    )
+    print(f"  database connections held by the worker: at most {sampler.connections}")
+    print(
+        f"  RSS: idle {idle_mb:.0f} MB, {peak_mb:.0f} MB with {peak_runs} runs in flight: "
+        f"{per_run_kb:.0f} KB per run"
+    )
+    print(f"\n(total {time.monotonic() - started:.0f} s)")
+    ok = steady >= 0.9 * ideal and percentile(late, 0.99) < 1.0
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
