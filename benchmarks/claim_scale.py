@@ -34,13 +34,11 @@ from app.store import leases
 from benchmarks.loop_throughput import (
     CLK_TCK,
     admin,
-    clone_template,
     describe_server,
-    prepare_template,
     process_cpu,
 )
+from tests import pg
 
-DATABASE = "claims"
 OWNERS = [f"live-{i}" for i in range(10)]
 CLAIMER = "claimer"
 LIMIT = 10
@@ -154,19 +152,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         server.start()
         print(f"== embedded Postgres, durable defaults: {describe_server(server)}")
-        prepare_template(server)
-        clone_template(server, DATABASE)
-        url = libpq_url(server.url(DATABASE))
+        database = pg.clone(server.url(), pg.create_template(server.url()))
+        url = libpq_url(server.url(database))
         queued = args.queued + max(sizes) + args.claims * LIMIT * len(sizes)
         print(f"== filling: {args.finished} finished, {queued} queued (each in its session)")
-        with admin(server, DATABASE) as conn:
+        with admin(server, database) as conn:
             fill(conn, finished=args.finished, queued=queued)
         live = [psycopg.connect(url, autocommit=True) for _ in OWNERS]
         for conn, owner in zip(live, OWNERS, strict=True):
             conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (owner,))
         try:
             for size in sizes:
-                with admin(server, DATABASE) as conn:
+                with admin(server, database) as conn:
                     set_running(conn, size)
                 took, cpu_s = claim_latencies(url, args.claims)
                 results.append((size, took, cpu_s))

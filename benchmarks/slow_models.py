@@ -40,18 +40,17 @@ from benchmarks.loop_throughput import (
     MEASURED,
     WorkerFleet,
     admin,
-    clone_template,
     describe_server,
     enqueue,
-    prepare_template,
     query_one,
 )
-from tests.providers.fake_servers import OPENAI_PATH, FakeServer, Reply, fake_server, openai_reply
+from tests import pg
+from tests.fake_http import FakeServer, Reply, fake_server
+from tests.providers.fake_servers import OPENAI_PATH, openai_reply
 
 AGENT_ID = "slow"
 POOL_SIZE = 10  # the default PERDURE_POOL_SIZE
 HEARTBEAT_S = 2.0  # PERDURE_HEARTBEAT_S's default
-LEASE_TTL_S = 30.0  # PERDURE_LEASE_TTL_S's default
 LATENCY_S = (1.0, 5.0)
 
 
@@ -91,8 +90,8 @@ def rss_mb(pid: int) -> float:
 
 
 class Sampler(threading.Thread):
-    """Every 50 ms: the worker's RSS, its database connections, runs in flight, and the
-    newest lease expiry it wrote (a change is a renewal, at expiry - TTL on the DB clock)."""
+    """Every 50 ms: the worker's RSS, its database connections, runs in flight, and its
+    `workers.heartbeat_at`, which only its renewals bump (on the database's clock)."""
 
     def __init__(self, server: EmbeddedPostgres, database: str, pid: int) -> None:
         super().__init__(daemon=True)
@@ -106,19 +105,19 @@ class Sampler(threading.Thread):
         with admin(self.server, self.database) as conn:
             last = None
             while not self.stop.wait(0.05):
-                running, expiry, connections = query_one(
+                running, beat, connections = query_one(
                     conn,
-                    "SELECT count(*), extract(epoch FROM max(lease_expires_at)),"
+                    "SELECT count(*),"
+                    "       (SELECT extract(epoch FROM max(heartbeat_at)) FROM workers),"
                     "       (SELECT count(*) FROM pg_stat_activity"
                     "         WHERE datname = current_database() AND pid <> pg_backend_pid())"
                     "  FROM runs WHERE status = 'running'",
                 )
                 self.connections = max(self.connections, int(connections))
                 self.rss.append((int(running), rss_mb(self.pid)))
-                if expiry is not None and expiry != last:
-                    if last is not None and float(expiry) > float(last) + 0.5:
-                        self.renewals.append(float(expiry) - LEASE_TTL_S)
-                    last = expiry
+                if beat is not None and beat != last:
+                    self.renewals.append(float(beat))
+                    last = beat
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -141,9 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         server.start()
         print(f"== embedded Postgres, durable defaults: {describe_server(server)}")
-        prepare_template(server)
-        clone_template(server, "slow")
-        url = server.url("slow")
+        database = pg.clone(server.url(), pg.create_template(server.url()))
+        url = server.url(database)
         with fake_server(OPENAI_PATH) as model:
             model.respond = lambda body: slow_reply(rng)
             asyncio.run(create_agent(url, model))
@@ -152,10 +150,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             pid = fleet.processes[0].pid
             time.sleep(1.0)
             idle_mb = rss_mb(pid)
-            sampler = Sampler(server, "slow", pid)
+            sampler = Sampler(server, database, pid)
             sampler.start()
             enqueued_at = asyncio.run(enqueue(url, AGENT_ID, MEASURED, args.runs))
-            with admin(server, "slow") as conn:
+            with admin(server, database) as conn:
                 while True:
                     (finished,) = query_one(
                         conn, "SELECT count(*) FROM runs WHERE status = 'finished'"
