@@ -327,6 +327,7 @@ workers = Table(
     Column("lease_ttl_s", Float, nullable=False),
     Column("heartbeat_at", DateTime(timezone=True), nullable=False),
     _created(),
+    info={"fleet": True},
 )
 
 # API keys: only a hash of each is kept. A revoked key keeps its row (see store/keys.py).

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import select
+from sqlalchemy import Table, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.domain.principal import ALL_SCOPES, Scope
@@ -195,11 +195,22 @@ def test_every_guarded_operation_has_a_case_and_a_scope() -> None:
         assert list(requirement) == ["ApiKey"], (method, path)
 
 
+def tenant_tables() -> list[Table]:
+    """Every table holds its tenant's rows, but for the fleet's own (`info["fleet"]`)."""
+    return [t for t in metadata.sorted_tables if not t.info.get("fleet")]
+
+
+def test_every_table_carries_its_tenant__but_the_fleets() -> None:
+    assert [t.name for t in metadata.sorted_tables if t.info.get("fleet")] == ["workers"]
+    for table in tenant_tables():
+        assert "tenant_id" in table.c, table.name
+
+
 async def snapshot(engine: AsyncEngine, tenant: str) -> dict[str, list[str]]:
     """Every row of `tenant`, minus the one column a read may touch (a key's last use)."""
     out: dict[str, list[str]] = {}
     async with engine.connect() as conn:
-        for table in metadata.sorted_tables:
+        for table in tenant_tables():
             columns = [c for c in table.c if c.name != "last_used_at"]
             rows = await conn.execute(select(*columns).where(table.c.tenant_id == tenant))
             out[table.name] = sorted(repr(tuple(row)) for row in rows)
