@@ -2,7 +2,8 @@
 
 Starts an embedded Postgres (durable defaults), then one `perdure worker` with
 `--concurrency C` (default 1000) and the default pool of 10 connections, and queues R runs
-of an agent whose OpenAI-compatible model (a local server) answers each request after a
+of an agent whose OpenAI-compatible model (a local asyncio server in a process of its
+own) answers each request after a
 delay drawn uniformly from 1-5 s: one model call, then the run finishes. It reports:
 
 - runs finished per second in the steady state, beside the ideal C / mean latency (the
@@ -23,12 +24,21 @@ import argparse
 import asyncio
 import random
 import shutil
+import socket
+import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
 
 from app.db import create_engine
 from app.domain.agent import AgentDefinition
@@ -45,39 +55,77 @@ from benchmarks.loop_throughput import (
     query_one,
 )
 from tests import pg
-from tests.fake_http import FakeServer, Reply, fake_server
 from tests.providers.fake_servers import OPENAI_PATH, openai_reply
 
 AGENT_ID = "slow"
 POOL_SIZE = 10  # the default PERDURE_POOL_SIZE
-HEARTBEAT_S = 2.0  # PERDURE_HEARTBEAT_S's default
+HEARTBEAT_S: float = Settings.model_fields["heartbeat_s"].default  # PERDURE_HEARTBEAT_S
 LATENCY_S = (1.0, 5.0)
 
 
-def slow_reply(rng: random.Random) -> Reply:
-    reply = openai_reply("done")
-    reply.delay_s = rng.uniform(*LATENCY_S)
-    return reply
+def model_app(seed: int) -> Starlette:
+    """An OpenAI-compatible model that answers `done` after 1-5 s: asyncio, so a thousand
+    waiting requests cost it nothing (a thread per request would be the bottleneck)."""
+    rng = random.Random(seed)
+    body = openai_reply("done").body
+
+    async def completions(request: Request) -> JSONResponse:
+        await request.body()
+        await asyncio.sleep(rng.uniform(*LATENCY_S))
+        return JSONResponse(body)
+
+    return Starlette(routes=[Route(OPENAI_PATH, completions, methods=["POST"])])
 
 
-def agent_definition(server: FakeServer) -> AgentDefinition:
+@contextmanager
+def model_server(workdir: Path) -> Iterator[str]:
+    """The model in a process of its own (`--serve-model`); its base URL."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = (workdir / "model.log").open("wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.slow_models", "--serve-model", str(port)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError("the model server did not start") from None
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        log.close()
+
+
+def agent_definition(base_url: str) -> AgentDefinition:
     return AgentDefinition.model_validate(
         {
             "model": {
                 "provider": "openai",
                 "name": "gpt-slow",
-                "base_url": f"{server.url}/v1",
+                "base_url": f"{base_url}/v1",
                 "timeout_s": 120,
             },
         }
     )
 
 
-async def create_agent(url: str, server: FakeServer) -> None:
+async def create_agent(url: str, base_url: str) -> None:
     engine = create_engine(url, Settings(database_url=url), pool_size=1)
     try:
         async with engine.begin() as conn:
-            await agent_store.create_agent(conn, DEFAULT_TENANT, AGENT_ID, agent_definition(server))
+            await agent_store.create_agent(
+                conn, DEFAULT_TENANT, AGENT_ID, agent_definition(base_url)
+            )
     finally:
         await engine.dispose()
 
@@ -129,23 +177,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
     parser.add_argument("--concurrency", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=4000)
+    parser.add_argument("--pool-size", type=int, default=POOL_SIZE, help="PERDURE_POOL_SIZE")
+    parser.add_argument("--serve-model", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.serve_model:
+        uvicorn.run(model_app(7), host="127.0.0.1", port=args.serve_model, log_level="warning")
+        return 0
 
     started = time.monotonic()
     workdir = Path(tempfile.mkdtemp(prefix="perdure-slow-"))
     workdir.chmod(0o755)  # as root the server runs as another user
     server = EmbeddedPostgres(workdir / "pg")
     fleet: WorkerFleet | None = None
-    rng = random.Random(7)
     try:
         server.start()
         print(f"== embedded Postgres, durable defaults: {describe_server(server)}")
         database = pg.clone(server.url(), pg.create_template(server.url()))
         url = server.url(database)
-        with fake_server(OPENAI_PATH) as model:
-            model.respond = lambda body: slow_reply(rng)
+        with model_server(workdir) as model:
             asyncio.run(create_agent(url, model))
-            fleet = WorkerFleet.start(url, 1, args.concurrency, POOL_SIZE, workdir)
+            fleet = WorkerFleet.start(url, 1, args.concurrency, args.pool_size, workdir)
             fleet.wait_ready()
             pid = fleet.processes[0].pid
             time.sleep(1.0)
@@ -188,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     peak_runs, peak_mb = max(sampler.rss, key=lambda s: (s[0], s[1]))
     per_run_kb = (peak_mb - idle_mb) * 1024 / max(peak_runs, 1)
     print(
-        f"== 1 worker, concurrency {args.concurrency}, pool {POOL_SIZE}; {args.runs} runs of "
+        f"== 1 worker, concurrency {args.concurrency}, pool {args.pool_size}; {args.runs} runs of "
         f"one model call answered in {LATENCY_S[0]:g}-{LATENCY_S[1]:g} s (mean {mean_latency:g})"
     )
     print(
