@@ -18,32 +18,27 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import shutil
 import sys
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from app.db import create_engine
 from app.domain.agent import AgentDefinition
-from app.domain.principal import DEFAULT_TENANT
-from app.embedded_pg import EmbeddedPostgres
-from app.settings import Settings
-from app.store import agents as agent_store
 from benchmarks.loop_throughput import (
     MEASURED,
     WorkerFleet,
     admin,
+    define_agents,
     describe_server,
+    durable_server,
     enqueue,
+    fresh_database,
     query_one,
     run_baseline,
     wait_finished,
 )
-from tests import pg
+from tests.agents import openai_model, python_tool
 from tests.fake_http import FakeServer, fake_server
 from tests.providers.fake_servers import OPENAI_PATH, conversation_position, tool_then_done
 
@@ -53,31 +48,8 @@ POOL_SIZE = 10  # the default PERDURE_POOL_SIZE
 
 def agent_definition(server: FakeServer) -> AgentDefinition:
     return AgentDefinition.model_validate(
-        {
-            "model": {
-                "provider": "openai",
-                "name": "gpt-burst",
-                "base_url": f"{server.url}/v1",
-                "timeout_s": 600,
-            },
-            "tools": [
-                {
-                    "name": "noop",
-                    "input_schema": {"type": "object"},
-                    "executor": {"type": "python", "path": "tests.tools:noop"},
-                }
-            ],
-        }
+        {"model": openai_model(server.url, timeout_s=600), "tools": [python_tool("noop", "noop")]}
     )
-
-
-async def create_agent(url: str, server: FakeServer) -> None:
-    engine = create_engine(url, Settings(database_url=url), pool_size=1)
-    try:
-        async with engine.begin() as conn:
-            await agent_store.create_agent(conn, DEFAULT_TENANT, AGENT_ID, agent_definition(server))
-    finally:
-        await engine.dispose()
 
 
 def wait_held(server: FakeServer, runs: int, settle_s: float = 2.0) -> int:
@@ -112,42 +84,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     started = time.monotonic()
-    workdir = Path(tempfile.mkdtemp(prefix="perdure-burst-"))
-    workdir.chmod(0o755)  # as root the server runs as another user
-    server = EmbeddedPostgres(workdir / "pg")
     fleet: WorkerFleet | None = None
-    try:
-        server.start()
-        print(f"== embedded Postgres, durable defaults: {describe_server(server)}")
-        print("== baseline")
-        baseline = dict(run_baseline(server, args.pgbench_seconds))
-        name = pg.clone(server.url(), pg.create_template(server.url()))
-        url = server.url(name)
-        with fake_server(OPENAI_PATH) as model:
-            model.respond = tool_then_done
-            model.answering.clear()
-            asyncio.run(create_agent(url, model))
-            fleet = WorkerFleet.start(url, args.workers, args.concurrency, POOL_SIZE, workdir)
-            fleet.wait_ready()
-            asyncio.run(enqueue(url, AGENT_ID, MEASURED, args.runs, input_is_session=True))
-            held = wait_held(model, args.runs)
-            released = time.monotonic()
-            model.answering.set()
-            with admin(server, name) as conn:
-                if not wait_finished(conn, MEASURED, args.runs, timeout_s=600):
-                    raise RuntimeError("runs did not all finish within 600 s")
-                took = time.monotonic() - released
-                saves = int(query_one(conn, "SELECT count(*) FROM checkpoints")[0])
-                transactions, together, largest = batches(conn)
-            calls = Counter(conversation_position(body) for body in model.bodies())
-        fleet.stop()
-        given_up = sum(log.read_text().count("giving the run up") for log in fleet.logs)
-        waits = sum(log.read_text().count("no connection free: ") for log in fleet.logs)
-    finally:
-        if fleet is not None:
+    with durable_server("perdure-burst-") as (server, workdir):
+        try:
+            server.start()
+            print(f"== embedded Postgres, durable defaults: {describe_server(server)}")
+            print("== baseline")
+            baseline = dict(run_baseline(server, args.pgbench_seconds))
+            name = fresh_database(server)
+            url = server.url(name)
+            with fake_server(OPENAI_PATH) as model:
+                model.respond = tool_then_done
+                model.answering.clear()
+                asyncio.run(define_agents(url, {AGENT_ID: agent_definition(model)}))
+                fleet = WorkerFleet.start(url, args.workers, args.concurrency, POOL_SIZE, workdir)
+                fleet.wait_ready()
+                asyncio.run(enqueue(url, AGENT_ID, MEASURED, args.runs, input_is_session=True))
+                held = wait_held(model, args.runs)
+                released = time.monotonic()
+                model.answering.set()
+                with admin(server, name) as conn:
+                    if not wait_finished(conn, MEASURED, args.runs, timeout_s=600):
+                        raise RuntimeError("runs did not all finish within 600 s")
+                    took = time.monotonic() - released
+                    saves = int(query_one(conn, "SELECT count(*) FROM checkpoints")[0])
+                    transactions, together, largest = batches(conn)
+                calls = Counter(conversation_position(body) for body in model.bodies())
             fleet.stop()
-        server.stop()
-        shutil.rmtree(workdir, ignore_errors=True)
+            given_up = sum(log.read_text().count("giving the run up") for log in fleet.logs)
+            waits = sum(log.read_text().count("no connection free: ") for log in fleet.logs)
+        finally:
+            if fleet is not None:
+                fleet.stop()
 
     twice = sum(n - 1 for n in calls.values() if n > 1)
     commits = baseline[max(baseline)]

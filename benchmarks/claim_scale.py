@@ -17,27 +17,24 @@ size to the largest. Run from the repository root, with the project's virtualenv
 from __future__ import annotations
 
 import argparse
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import psycopg
 
 from app.db import libpq_url
-from app.embedded_pg import EmbeddedPostgres
 from app.store import leases
 from benchmarks.loop_throughput import (
     CLK_TCK,
     admin,
     describe_server,
+    durable_server,
+    fresh_database,
     process_cpu,
 )
-from tests import pg
 
 OWNERS = [f"live-{i}" for i in range(10)]
 CLAIMER = "claimer"
@@ -59,7 +56,7 @@ def fill(conn: psycopg.Connection[Any], *, finished: int, queued: int) -> None:
             first = offset + start
             conn.execute(
                 "INSERT INTO sessions (tenant_id, id, agent_id, agent_version, run_count) "
-                "SELECT 't', 's' || g, 'a', 1, 1 FROM generate_series(%s, %s) g",
+                "SELECT 't', 's' || g, 'a', 1, 1 FROM generate_series(%s::int, %s::int) g",
                 (first, first + n - 1),
             )
             conn.execute(
@@ -67,7 +64,7 @@ def fill(conn: psycopg.Connection[Any], *, finished: int, queued: int) -> None:
                 "agent_version, max_steps, finished_at) "
                 "SELECT gen_random_uuid(), 't', 's' || g, 1, %s, '[]', 1, 10, "
                 "CASE WHEN %s = 'finished' THEN now() END "
-                "FROM generate_series(%s, %s) g",
+                "FROM generate_series(%s::int, %s::int) g",
                 (status, status, first, first + n - 1),
             )
     conn.execute("ANALYZE")
@@ -145,14 +142,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     sizes = [int(v) for v in args.running.split(",")]
 
     started = time.monotonic()
-    workdir = Path(tempfile.mkdtemp(prefix="perdure-claims-"))
-    workdir.chmod(0o755)  # as root the server runs as another user
-    server = EmbeddedPostgres(workdir / "pg")
     results: list[tuple[int, list[float], float]] = []
-    try:
+    with durable_server("perdure-claims-") as (server, _):
         server.start()
         print(f"== embedded Postgres, durable defaults: {describe_server(server)}")
-        database = pg.clone(server.url(), pg.create_template(server.url()))
+        database = fresh_database(server)
         url = libpq_url(server.url(database))
         queued = args.queued + max(sizes) + args.claims * LIMIT * len(sizes)
         print(f"== filling: {args.finished} finished, {queued} queued (each in its session)")
@@ -176,9 +170,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             for conn in live:
                 conn.close()
-    finally:
-        server.stop()
-        shutil.rmtree(workdir, ignore_errors=True)
 
     p50s = [statistics.median(took) for _, took, _ in results]
     flat = p50s[-1] / p50s[0]

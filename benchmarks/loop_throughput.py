@@ -26,7 +26,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -218,16 +219,21 @@ def agent_definition(turns: int) -> AgentDefinition:
     )
 
 
-async def create_agents(url: str, turns: int) -> None:
+async def define_agents(url: str, definitions: Mapping[str, AgentDefinition]) -> None:
+    """Create each agent (id -> definition) in the default tenant."""
     engine = create_engine(url, Settings(database_url=url), pool_size=1)
     try:
         async with engine.begin() as conn:
-            await agent_store.create_agent(conn, DEFAULT_TENANT, AGENT_ID, agent_definition(turns))
-            await agent_store.create_agent(
-                conn, DEFAULT_TENANT, WARMUP_AGENT_ID, agent_definition(1)
-            )
+            for agent_id, definition in definitions.items():
+                await agent_store.create_agent(conn, DEFAULT_TENANT, agent_id, definition)
     finally:
         await engine.dispose()
+
+
+async def create_agents(url: str, turns: int) -> None:
+    await define_agents(
+        url, {AGENT_ID: agent_definition(turns), WARMUP_AGENT_ID: agent_definition(1)}
+    )
 
 
 async def enqueue(
@@ -716,18 +722,31 @@ def run(plan: Plan, workdir: Path, server: EmbeddedPostgres) -> list[list[Result
     return measured
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    plan = parse_args(argv)
-    started = time.monotonic()
-    workdir = Path(tempfile.mkdtemp(prefix="perdure-bench-"))
+@contextmanager
+def durable_server(prefix: str) -> Iterator[tuple[EmbeddedPostgres, Path]]:
+    """An embedded Postgres with its default, durable settings (not yet started) and a
+    scratch folder beside it, both removed at the end."""
+    workdir = Path(tempfile.mkdtemp(prefix=prefix))
     # As root the server runs as another user, which must reach its data folder inside.
     workdir.chmod(0o755)
     server = EmbeddedPostgres(workdir / "pg")
     try:
-        measured = run(plan, workdir, server)
+        yield server, workdir
     finally:
         server.stop()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def fresh_database(server: EmbeddedPostgres) -> str:
+    """The name of a new, migrated database on `server`."""
+    return pg.clone(server.url(), pg.create_template(server.url()))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    plan = parse_args(argv)
+    started = time.monotonic()
+    with durable_server("perdure-bench-") as (server, workdir):
+        measured = run(plan, workdir, server)
     print(f"\n(total {time.monotonic() - started:.0f} s)")
     timed_out = any(r.timed_out for results in measured for r in results)
     return 1 if timed_out else 0

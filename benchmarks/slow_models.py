@@ -23,11 +23,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -40,21 +38,21 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from app.db import create_engine
 from app.domain.agent import AgentDefinition
-from app.domain.principal import DEFAULT_TENANT
 from app.embedded_pg import EmbeddedPostgres
 from app.settings import Settings
-from app.store import agents as agent_store
 from benchmarks.loop_throughput import (
     MEASURED,
     WorkerFleet,
     admin,
+    define_agents,
     describe_server,
+    durable_server,
     enqueue,
+    fresh_database,
     query_one,
 )
-from tests import pg
+from tests.agents import openai_model
 from tests.providers.fake_servers import OPENAI_PATH, openai_reply
 
 AGENT_ID = "slow"
@@ -107,27 +105,7 @@ def model_server(workdir: Path) -> Iterator[str]:
 
 
 def agent_definition(base_url: str) -> AgentDefinition:
-    return AgentDefinition.model_validate(
-        {
-            "model": {
-                "provider": "openai",
-                "name": "gpt-slow",
-                "base_url": f"{base_url}/v1",
-                "timeout_s": 120,
-            },
-        }
-    )
-
-
-async def create_agent(url: str, base_url: str) -> None:
-    engine = create_engine(url, Settings(database_url=url), pool_size=1)
-    try:
-        async with engine.begin() as conn:
-            await agent_store.create_agent(
-                conn, DEFAULT_TENANT, AGENT_ID, agent_definition(base_url)
-            )
-    finally:
-        await engine.dispose()
+    return AgentDefinition.model_validate({"model": openai_model(base_url)})
 
 
 def rss_mb(pid: int) -> float:
@@ -185,50 +163,46 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     started = time.monotonic()
-    workdir = Path(tempfile.mkdtemp(prefix="perdure-slow-"))
-    workdir.chmod(0o755)  # as root the server runs as another user
-    server = EmbeddedPostgres(workdir / "pg")
     fleet: WorkerFleet | None = None
-    try:
-        server.start()
-        print(f"== embedded Postgres, durable defaults: {describe_server(server)}")
-        database = pg.clone(server.url(), pg.create_template(server.url()))
-        url = server.url(database)
-        with model_server(workdir) as model:
-            asyncio.run(create_agent(url, model))
-            fleet = WorkerFleet.start(url, 1, args.concurrency, args.pool_size, workdir)
-            fleet.wait_ready()
-            pid = fleet.processes[0].pid
-            time.sleep(1.0)
-            idle_mb = rss_mb(pid)
-            sampler = Sampler(server, database, pid)
-            sampler.start()
-            enqueued_at = asyncio.run(enqueue(url, AGENT_ID, MEASURED, args.runs))
-            with admin(server, database) as conn:
-                while True:
-                    (finished,) = query_one(
-                        conn, "SELECT count(*) FROM runs WHERE status = 'finished'"
-                    )
-                    if finished >= args.runs:
-                        break
-                    time.sleep(0.2)
-                    if time.monotonic() - started > 900:
-                        raise RuntimeError(f"only {finished} of {args.runs} runs finished")
-                # Steady state: between the first and the last 10 % of finishes.
-                finishes = [
-                    float(row[0])
-                    for row in conn.execute(
-                        "SELECT extract(epoch FROM finished_at) FROM runs ORDER BY finished_at"
-                    ).fetchall()
-                ]
-            sampler.stop.set()
-            sampler.join()
-        fleet.stop()
-    finally:
-        if fleet is not None:
+    with durable_server("perdure-slow-") as (server, workdir):
+        try:
+            server.start()
+            print(f"== embedded Postgres, durable defaults: {describe_server(server)}")
+            database = fresh_database(server)
+            url = server.url(database)
+            with model_server(workdir) as model:
+                asyncio.run(define_agents(url, {AGENT_ID: agent_definition(model)}))
+                fleet = WorkerFleet.start(url, 1, args.concurrency, args.pool_size, workdir)
+                fleet.wait_ready()
+                pid = fleet.processes[0].pid
+                time.sleep(1.0)
+                idle_mb = rss_mb(pid)
+                sampler = Sampler(server, database, pid)
+                sampler.start()
+                enqueued_at = asyncio.run(enqueue(url, AGENT_ID, MEASURED, args.runs))
+                with admin(server, database) as conn:
+                    while True:
+                        (finished,) = query_one(
+                            conn, "SELECT count(*) FROM runs WHERE status = 'finished'"
+                        )
+                        if finished >= args.runs:
+                            break
+                        time.sleep(0.2)
+                        if time.monotonic() - started > 900:
+                            raise RuntimeError(f"only {finished} of {args.runs} runs finished")
+                    # Steady state: between the first and the last 10 % of finishes.
+                    finishes = [
+                        float(row[0])
+                        for row in conn.execute(
+                            "SELECT extract(epoch FROM finished_at) FROM runs ORDER BY finished_at"
+                        ).fetchall()
+                    ]
+                sampler.stop.set()
+                sampler.join()
             fleet.stop()
-        server.stop()
-        shutil.rmtree(workdir, ignore_errors=True)
+        finally:
+            if fleet is not None:
+                fleet.stop()
 
     mean_latency = sum(LATENCY_S) / 2
     ideal = args.concurrency / mean_latency

@@ -39,6 +39,16 @@ def http_tool(name: str, url: str, **executor: Any) -> dict[str, Any]:
     }
 
 
+def openai_model(base_url: str, *, timeout_s: float = 120) -> dict[str, Any]:
+    """An OpenAI-compatible model at `base_url` (a local fake), no key needed."""
+    return {
+        "provider": "openai",
+        "name": "gpt-test",
+        "base_url": f"{base_url}/v1",
+        "timeout_s": timeout_s,
+    }
+
+
 def calls(*pairs: tuple[str, dict[str, Any]]) -> dict[str, Any]:
     return {"tool_calls": [{"name": name, "arguments": args} for name, args in pairs]}
 

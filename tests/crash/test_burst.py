@@ -24,6 +24,7 @@ import pytest
 from app.embedded_pg import EmbeddedPostgres
 from app.main import create_app
 from tests import pg
+from tests.agents import openai_model, python_tool
 from tests.conftest import make_settings, started_client
 from tests.crash.harness import Worker, workers
 from tests.fake_http import FakeServer, fake_server
@@ -43,22 +44,7 @@ HELD = WORKERS * 100  # requests the server holds before it answers them all at 
 
 
 def agent_body(server: FakeServer) -> dict[str, Any]:
-    return {
-        "id": "slow",
-        "model": {
-            "provider": "openai",
-            "name": "gpt-test",
-            "base_url": f"{server.url}/v1",
-            "timeout_s": 120,
-        },
-        "tools": [
-            {
-                "name": "noop",
-                "input_schema": {"type": "object"},
-                "executor": {"type": "python", "path": "tests.tools:noop"},
-            }
-        ],
-    }
+    return {"id": "slow", "model": openai_model(server.url), "tools": [python_tool("noop", "noop")]}
 
 
 async def send_all(api: httpx.AsyncClient, server: FakeServer) -> dict[str, str]:
