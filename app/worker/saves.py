@@ -42,9 +42,6 @@ class SaveQueue:
         # Writers at work (at most one per connection), and their tasks, kept referenced.
         self._writing = 0
         self._tasks: set[asyncio.Task[None]] = set()
-        # Figures for whoever wants them (logs, benchmarks, and metrics once they exist).
-        self.batches = 0
-        self.saves = 0
 
     async def save(self, run_id: UUID, token: int, write: CheckpointWrite) -> None:
         """Commit one fenced checkpoint once its turn comes.
@@ -65,28 +62,27 @@ class SaveQueue:
     async def _write_queued(self) -> None:
         try:
             while self._queue:
-                batch: list[_Queued] = []
-                try:
-                    async with self.gate.connect(autocommit=True) as conn:
-                        batch = self._take()  # what queued up while it waited its turn
-                        if not batch:
-                            continue  # other writers took it all meanwhile
-                        fenced = [queued.fenced for queued in batch]
-                        outcomes = await checkpoint.write_checkpoints(conn, fenced)
-                        for queued, outcome in zip(batch, outcomes, strict=True):
-                            _settle(queued.done, outcome)
-                except Exception as error:
-                    # No connection to be had (the database does not answer), or it broke
-                    # mid-batch: none of the batch can be said to have committed.
-                    for queued in batch or self._take():
-                        _settle(queued.done, error)
-                    continue
-                self.batches += 1
-                self.saves += len(batch)
+                await self._write_next_batch()
         finally:
             # No await between the last look at the queue and this: a save queued after
             # it finds one writer fewer, and starts its own.
             self._writing -= 1
+
+    async def _write_next_batch(self) -> None:
+        batch: list[_Queued] = []
+        try:
+            async with self.gate.connect(autocommit=True) as conn:
+                batch = self._take()  # what queued up while this writer waited its turn
+                if not batch:
+                    return  # other writers took it all meanwhile
+                outcomes = await checkpoint.write_checkpoints(conn, [q.fenced for q in batch])
+                for queued, outcome in zip(batch, outcomes, strict=True):
+                    _settle(queued.done, outcome)
+        except Exception as error:
+            # No connection to be had (the database does not answer), or it broke
+            # mid-batch: none of the batch can be said to have committed.
+            for queued in batch or self._take():
+                _settle(queued.done, error)
 
     def _take(self) -> list[_Queued]:
         batch: list[_Queued] = []
