@@ -13,6 +13,7 @@ from app import __version__, capabilities
 from app.api import problems
 from app.api.limits import BodySizeLimit
 from app.api.routes import agents, approvals, audit, health, history, keys, runs, sessions
+from app.api.streams import EventHub
 from app.db import create_engine
 from app.settings import Settings, get_settings
 from app.worker.pool import WorkerPool
@@ -46,6 +47,7 @@ def create_app(
         for warning in capabilities.unbound_grant_warnings(settings.secret_env):
             log.warning("%s", warning)
         app.state.engine = create_engine(settings.database_url, settings)
+        app.state.event_hub = EventHub(settings.database_url)
         pool = WorkerPool(settings, concurrency=pool_concurrency) if pool_concurrency else None
         if pool is not None:
             await pool.start()
@@ -54,6 +56,7 @@ def create_app(
         finally:
             if pool is not None:
                 await pool.stop()
+            await app.state.event_hub.aclose()
             await app.state.engine.dispose()
 
     app = FastAPI(

@@ -63,6 +63,12 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(default=1_048_576, ge=1024)
     max_wait_s: float = Field(default=60.0, ge=0)
 
+    # Streams (SSE): a keep-alive comment this often, so proxies do not cut idle streams;
+    # a client that does not take an event within the timeout is dropped (it resumes
+    # with Last-Event-ID), so none is buffered for without bound.
+    stream_ping_s: float = Field(default=15.0, gt=0)
+    stream_send_timeout_s: float = Field(default=30.0, gt=0)
+
     # -- Operator capabilities (DESIGN.md §12; the rules are in app/capabilities.py) --
     # Lists are comma-separated in the environment. Module prefixes whose functions may
     # be `python` tools (whole module names: `tests` allows `tests.tools`).

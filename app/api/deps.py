@@ -9,6 +9,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from app.api.streams import EventHub
 from app.capabilities import Capabilities
 from app.settings import Settings
 
@@ -28,6 +29,12 @@ def get_capabilities(request: Request) -> Capabilities:
     return capabilities
 
 
+def get_event_hub(request: Request) -> EventHub:
+    hub: EventHub = request.app.state.event_hub
+    return hub
+
+
 EngineDep = Annotated[AsyncEngine, Depends(get_engine)]
 CapabilitiesDep = Annotated[Capabilities, Depends(get_capabilities)]
 SettingsDep = Annotated[Settings, Depends(get_app_settings)]
+EventHubDep = Annotated[EventHub, Depends(get_event_hub)]

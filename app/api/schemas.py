@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
+from uuid import UUID
 
 from fastapi import Path, Query
 from pydantic import (
@@ -21,6 +22,7 @@ from app.domain.fork import ForkPatch
 from app.domain.run import Entry, Message, ToolCall
 from app.store.agents import AgentVersion
 from app.store.approvals import ApprovalRecord
+from app.store.events import EventRecord
 from app.store.history import CheckpointRecord
 from app.store.runs import RunRecord
 from app.store.sessions import SessionRecord
@@ -527,10 +529,21 @@ class CompareOut(BaseModel):
 
 
 class EventOut(BaseModel):
-    id: int
+    id: int = Field(description="Increasing and gap-free within the run's session.")
     type: str
+    run_id: UUID
     data: dict[str, Any]
     created_at: datetime
+
+    @classmethod
+    def of(cls, event: EventRecord) -> EventOut:
+        return cls(
+            id=event.id,
+            type=event.type,
+            run_id=event.run_id,
+            data=event.data,
+            created_at=event.created_at,
+        )
 
 
 class EventPage(BaseModel):

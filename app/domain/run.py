@@ -237,6 +237,8 @@ class CheckpointWrite:
     # Settlements with status RUNNING record an at-most-once call's start (its intent).
     settlements: list[Settlement] = field(default_factory=list)
     approvals: list[NewApproval] = field(default_factory=list)
+    # Calls that start right after this save (a turn's calls that need nobody): an event.
+    started: list[str] = field(default_factory=list)
     input_seq: int | None = None
     output: str | None = None
     finish_reason: str | None = None

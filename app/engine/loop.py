@@ -19,7 +19,7 @@ import secrets
 import uuid
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Protocol, TypedDict, Unpack
+from typing import Any, Protocol, TypeAlias, TypedDict, Unpack
 
 from jsonschema import Draft202012Validator
 
@@ -125,6 +125,11 @@ class AwaitingOutput:
     call: ToolCall
 
 
+# What to do with an unsettled call: settle it now, run it, ask a human, or wait for the
+# caller's output.
+Planned: TypeAlias = Settlement | Runnable | Gated | AwaitingOutput
+
+
 def new_call_id() -> str:
     return "call_" + secrets.token_hex(12)
 
@@ -149,6 +154,7 @@ class WriteFields(TypedDict, total=False):
     calls: list[ToolCall]
     settlements: list[Settlement]
     approvals: list[NewApproval]
+    started: list[str]
     input_seq: int | None
     output: str | None
     finish_reason: str | None
@@ -254,7 +260,7 @@ class AgentLoop:
         self._check_stop(boundary=False)
         pending = self.state.unsettled_calls()
         if pending:
-            paused = await self._run_batch(pending)
+            paused = await self._run_batch([self._classify(call) for call in pending])
             if paused is not None:
                 return paused
         if not self.state.input_appended:
@@ -265,10 +271,10 @@ class AgentLoop:
                 reply = await self._call_model()
             except ModelError as exc:
                 return await self._model_failed(exc)
-            calls = await self._save_turn(reply)
-            if not calls:
+            plan = await self._save_turn(reply)
+            if not plan:
                 return RunStatus.FINISHED
-            paused = await self._run_batch(calls)
+            paused = await self._run_batch(plan)
             if paused is not None:
                 return paused
         await self._commit(RunStatus.FINISHED, output=self._last_text(), finish_reason="max_steps")
@@ -309,7 +315,9 @@ class AgentLoop:
         )
         return await self.model.generate(request)
 
-    async def _save_turn(self, reply: ModelReply) -> list[ToolCall]:
+    async def _save_turn(self, reply: ModelReply) -> list[Planned]:
+        """Save the model's turn and its calls, before any of them runs; returns what to
+        do with each call (`_run_batch`)."""
         state = self.state
         message_seq = state.next_seq
         # The model's own ids where they are free in the session, so it gets them back.
@@ -333,9 +341,17 @@ class AgentLoop:
         usage.add(reply.usage)
         usage.model_calls += 1
         steps = state.steps + 1
+        # Classified before the save, so that it can say which calls start right after it.
+        plan = [self._classify(call) for call in calls]
         if calls:
+            started = [p.call.id for p in plan if isinstance(p, Runnable)]
             await self._commit(
-                RunStatus.RUNNING, messages=[message], calls=calls, steps=steps, usage=usage
+                RunStatus.RUNNING,
+                messages=[message],
+                calls=calls,
+                steps=steps,
+                usage=usage,
+                started=started,
             )
         else:
             await self._commit(
@@ -348,7 +364,7 @@ class AgentLoop:
             )
         state.steps, state.usage, state.attempts = steps, usage, 0
         state.position += 1
-        return calls
+        return plan
 
     async def _model_failed(self, exc: ModelError) -> RunStatus:
         attempts = self.state.attempts + 1
@@ -375,14 +391,14 @@ class AgentLoop:
 
     # -- tool batches --------------------------------------------------------------------
 
-    async def _run_batch(self, calls: list[ToolCall]) -> RunStatus | None:
-        """Run a turn's unsettled calls, saving each result as it settles (settle order).
+    async def _run_batch(self, plan: list[Planned]) -> RunStatus | None:
+        """Run a turn's unsettled calls as planned (`_classify`), saving each result as it
+        settles (settle order).
 
         Calls that wait for a human or for the caller do not block the others: those run
         and are saved first, then the run pauses once (approvals before client outputs).
         Returns the paused status, or None when every call has its result.
         """
-        plan = [self._classify(call) for call in calls]
         immediate = [p for p in plan if isinstance(p, Settlement)]
         if immediate:
             await self._commit(RunStatus.RUNNING, settlements=immediate)
@@ -398,7 +414,7 @@ class AgentLoop:
             return RunStatus.AWAITING_TOOL_RESULTS
         return None
 
-    def _classify(self, call: ToolCall) -> Settlement | Runnable | Gated | AwaitingOutput:
+    def _classify(self, call: ToolCall) -> Planned:
         """What to do with one unsettled call: settle it now, run it, or wait."""
         if call.status is CallStatus.RUNNING:
             # An approved call whose worker died mid-call: never run it again.

@@ -21,7 +21,7 @@ from app.domain.arguments import SchemaUnusable, argument_errors
 from app.domain.principal import Principal
 from app.domain.run import ApprovalStatus, CallStatus, RunStatus
 from app.store import agents as agent_store
-from app.store import keys
+from app.store import events, keys
 from app.store.cursors import decode_cursor, encode_cursor
 from app.store.notify import NOTIFY
 from app.store.tables import approvals, runs, sessions, tool_calls
@@ -191,7 +191,16 @@ async def decide(
         str(approval_id),
         {"approved": decision.approved, "run_id": str(record.run_id), "tool": record.tool},
     )
-    await _queue_if_all_decided(conn, record.run_id)
+    decided = events.Event(
+        "approval.decided",
+        {
+            "approval_id": str(approval_id),
+            "tool_call_id": record.tool_call_id,
+            "status": status.value,
+            "decided_by": actor,
+        },
+    )
+    await _queue_if_all_decided(conn, record.run_id, decided)
     return await get_approval(conn, tenant_id, approval_id), False
 
 
@@ -220,7 +229,10 @@ async def _set_status(
     await conn.execute(update(approvals).where(approvals.c.id.in_(ids)).values(values))
 
 
-async def _queue_if_all_decided(conn: AsyncConnection, run_id: UUID) -> None:
+async def _queue_if_all_decided(
+    conn: AsyncConnection, run_id: UUID, *decided: events.Event
+) -> None:
+    """Emit the decisions, and queue the run (and say so) when none is left pending."""
     waiting = (
         await conn.execute(
             select(func.count()).where(
@@ -228,18 +240,29 @@ async def _queue_if_all_decided(conn: AsyncConnection, run_id: UUID) -> None:
             )
         )
     ).scalar_one()
-    if waiting:
-        return
-    queued = (
-        await conn.execute(
-            update(runs)
-            .where(runs.c.id == run_id, runs.c.status == RunStatus.AWAITING_APPROVAL.value)
-            .values(status=RunStatus.QUEUED.value, not_before=func.now(), updated_at=func.now())
-            .returning(runs.c.id)
-        )
-    ).first()
+    queued = None
+    if not waiting:
+        queued = (
+            await conn.execute(
+                update(runs)
+                .where(runs.c.id == run_id, runs.c.status == RunStatus.AWAITING_APPROVAL.value)
+                .values(status=RunStatus.QUEUED.value, not_before=func.now(), updated_at=func.now())
+                .returning(runs.c.tenant_id, runs.c.session_id)
+            )
+        ).first()
     if queued is not None:
+        decided += (events.Event("run.queued", {"reason": "approvals_decided"}),)
         await conn.execute(NOTIFY)
+    where = (
+        queued
+        or (
+            await conn.execute(
+                select(runs.c.tenant_id, runs.c.session_id).where(runs.c.id == run_id)
+            )
+        ).first()
+    )
+    if where is not None:
+        await events.emit(conn, where.tenant_id, where.session_id, run_id, *decided)
 
 
 async def withdraw_for_runs(conn: AsyncConnection, run_ids: list[UUID]) -> None:
@@ -306,11 +329,26 @@ async def expire_for_run(conn: AsyncConnection, run_id: UUID) -> None:
                 decided_at=func.clock_timestamp(),
                 decision={"approved": False, "reason": "the approval expired"},
             )
-            .returning(approvals.c.id)
+            .returning(approvals.c.id, approvals.c.tool_call_id)
         )
     ).all()
     if expired:
-        await _queue_if_all_decided(conn, run_id)
+        await _queue_if_all_decided(
+            conn,
+            run_id,
+            *(
+                events.Event(
+                    "approval.decided",
+                    {
+                        "approval_id": str(a.id),
+                        "tool_call_id": a.tool_call_id,
+                        "status": ApprovalStatus.EXPIRED.value,
+                        "decided_by": None,
+                    },
+                )
+                for a in expired
+            ),
+        )
 
 
 async def pending_for_runs(

@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app import errors
 from app.domain.fork import ForkPatch, InvalidPatch, transcript_from_messages
 from app.domain.run import CallStatus, Message, RunStatus, ToolCall
-from app.store import history
+from app.store import events, history
 from app.store.checkpoint import stored_content
 from app.store.notify import NOTIFY
 from app.store.tables import checkpoints, messages, runs, sessions, tool_calls
@@ -133,6 +133,8 @@ async def fork(
             created_by=created_by,
         )
     )
+    forked = {"reason": "forked", "from_session_id": source_id, "from_checkpoint": saved.seq}
+    await events.emit(conn, tenant_id, fork_id, run_id, events.Event("run.queued", forked))
     await conn.execute(NOTIFY)
     return Fork(fork_id, run_id, saved.seq, checkpoint_seq)
 

@@ -14,6 +14,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.domain.run import ACTIVE
+from app.store.events import appending
 from app.store.notify import NOTIFY
 from app.store.tables import sql_list
 
@@ -70,6 +71,7 @@ WITH owners AS MATERIALIZED (
     -- kills more workers.
     -- SKIP LOCKED: claimers never wait on each other, and never take the same row.
     SELECT r.id,
+           r.lease_owner AS previous_owner,
            r.status = 'running' AS died,
            r.status = 'running' AND r.suspect AND r.deaths + 1 >= :max_deaths AS poisoned
       FROM candidates c JOIN runs r ON r.id = c.id
@@ -85,7 +87,7 @@ WITH owners AS MATERIALIZED (
 ), ready AS (
     -- Ordinary runs: queued and past any back-off. None while a suspect waits: busy
     -- workers then start nothing new, so the first to run out of runs takes it.
-    SELECT r.id, false AS died, false AS poisoned
+    SELECT r.id, NULL AS previous_owner, false AS died, false AS poisoned
       FROM runs r
      WHERE r.status = 'queued' AND NOT r.suspect AND r.not_before <= clock_timestamp()
        AND NOT EXISTS (SELECT 1 FROM suspect)
@@ -102,7 +104,7 @@ WITH owners AS MATERIALIZED (
     INSERT INTO workers (owner, lease_ttl_s, heartbeat_at)
     SELECT :owner, :ttl, clock_timestamp() WHERE EXISTS (SELECT 1 FROM chosen)
     ON CONFLICT (owner) DO NOTHING
-)
+), claimed AS (
 -- Every claim bumps the fencing token; each later write of the run must present it. A
 -- poisoned run's failure is such a write: whoever drove it last is fenced out.
 UPDATE runs r
@@ -132,55 +134,89 @@ UPDATE runs r
        updated_at = clock_timestamp()
   FROM chosen c
  WHERE r.id = c.id
-RETURNING r.id, r.lease_token, r.suspect, r.deaths, c.poisoned
+RETURNING r.id, r.tenant_id, r.session_id, r.lease_token, r.suspect, r.deaths, r.claims,
+          r.last_error, c.poisoned, c.died, c.previous_owner
+), happened AS (
+    -- The claim's events: a takeover names the worker it was taken from; then the run
+    -- starts under its new token, or fails as poison.
+    SELECT c.tenant_id, c.session_id, c.id AS run_id, e.type, e.data, e.ord
+      FROM claimed c,
+           LATERAL (VALUES
+               (1, CASE WHEN c.died THEN 'run.taken_over' END,
+                jsonb_build_object('previous_owner', c.previous_owner)),
+               (2, CASE WHEN c.poisoned THEN 'run.failed' ELSE 'run.started' END,
+                CASE WHEN c.poisoned
+                     THEN jsonb_build_object('error_code', 'poison_run',
+                                             'message', c.last_error ->> 'message')
+                     ELSE jsonb_build_object('worker', CAST(:owner AS text),
+                                             'lease_token', c.lease_token,
+                                             'claims', c.claims) END)
+           ) AS e(ord, type, data)
+     WHERE e.type IS NOT NULL
+), {appending("happened")}
+SELECT id, lease_token, suspect, deaths, poisoned FROM claimed
 """)  # noqa: S608
 
 # Held by each worker, for its whole life, on its dedicated heartbeat connection. Postgres
 # releases it the moment that connection drops, which tells claimers the worker is gone.
 HOLD_LIVENESS = text("SELECT pg_advisory_lock(hashtextextended(:owner, 0))")
 
+
+def _requeue(where: str, reason: str) -> str:
+    """CTEs `requeued` (the runs matching `where`, queued again with their lease released,
+    ready at once) and their `run.queued` events, saying why (`reason`)."""
+    return f"""
+requeued AS (
+    UPDATE runs r
+       SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL,
+           not_before = clock_timestamp(), updated_at = clock_timestamp()
+     WHERE {where}
+    RETURNING r.id, r.tenant_id, r.session_id
+), requeued_events AS (
+    SELECT tenant_id, session_id, id AS run_id, 'run.queued' AS type,
+           jsonb_build_object('reason', '{reason}') AS data, 1 AS ord
+      FROM requeued
+), {appending("requeued_events")}"""  # noqa: S608 (composed of constants only)
+
+
 # After its liveness connection dropped, a worker stopped all its runs; before it takes
 # the lock again it hands back whichever of them nobody took meanwhile. Their writers are
 # fenced out: `status = 'running'` no longer holds for them.
-RELEASE_OWNED = text("""
-UPDATE runs
-   SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL,
-       not_before = clock_timestamp(), updated_at = clock_timestamp()
- WHERE lease_owner = :owner AND status = 'running'
-""")
+RELEASE_OWNED = text(f"""
+WITH {_requeue("r.lease_owner = :owner AND r.status = 'running'", "released")}
+SELECT count(*) FROM requeued
+""")  # noqa: S608
 
 # A worker gives one run back (it cannot drive it now): queued, lease released, ready at
 # once. Fenced like a save: a stale token, or a run no longer `running` (a save that
 # seemed to fail may have committed), matches no row and changes nothing.
-RELEASE_RUN = text("""
-UPDATE runs
-   SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL,
-       not_before = clock_timestamp(), updated_at = clock_timestamp()
- WHERE id = :run_id AND lease_token = :token AND status = 'running'
-""")
+RELEASE_RUN = text(f"""
+WITH {_requeue("r.id = :run_id AND r.lease_token = :token AND r.status = 'running'", "handed_back")}
+SELECT count(*) AS released FROM requeued
+""")  # noqa: S608
 
 # Runs whose lease ran out more than a TTL ago although their worker is alive and renews
 # on time: it gave them up and could not hand them back (the database did not answer it
 # then). Claims look only through the runs of dead or late workers, so housekeeping
 # releases these; nothing else is left this long. With them go the rows of dead workers
 # that hold no run.
-RELEASE_LAPSED = text("""
-WITH lapsed AS (
-    UPDATE runs r
-       SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL,
-           not_before = clock_timestamp(), updated_at = clock_timestamp()
-     WHERE r.status = 'running'
-       AND r.lease_expires_at < clock_timestamp() - make_interval(secs => :ttl)
-    RETURNING r.id
-), forgotten AS (
+RELEASE_LAPSED = text(f"""
+WITH {
+    _requeue(
+        "r.status = 'running' "
+        "AND r.lease_expires_at < clock_timestamp() - make_interval(secs => :ttl)",
+        "lapsed",
+    )
+}, forgotten AS (
     DELETE FROM workers w
      WHERE NOT EXISTS (SELECT 1 FROM runs r
                         WHERE r.lease_owner = w.owner AND r.status = 'running')
        AND pg_try_advisory_xact_lock(hashtextextended(w.owner, 0))
     RETURNING w.owner
 )
-SELECT (SELECT count(*) FROM lapsed) AS released, (SELECT count(*) FROM forgotten) AS forgotten
-""")
+SELECT (SELECT count(*) FROM requeued) AS released,
+       (SELECT count(*) FROM forgotten) AS forgotten
+""")  # noqa: S608
 
 # One statement renews every lease this worker holds. `lease_expires_at` is not indexed,
 # so this stays a HOT update. A run missing from the answer was taken from us.
@@ -287,8 +323,8 @@ async def hand_back(conn: AsyncConnection, *, run_id: UUID, token: int) -> bool:
     Unlike a hand-back saved by the engine, it writes nothing of the run's progress (steps,
     usage, errors): after a failed save the worker cannot know what the database has.
     """
-    result = await conn.execute(RELEASE_RUN, {"run_id": run_id, "token": token})
-    if result.rowcount != 1:
+    released = (await conn.execute(RELEASE_RUN, {"run_id": run_id, "token": token})).scalar_one()
+    if released != 1:
         return False
     await conn.execute(NOTIFY)
     return True

@@ -30,14 +30,14 @@ WITH finished AS (
        -- Only sessions with history left: a pruned one must not be found again.
        AND (EXISTS (SELECT 1 FROM checkpoints c
                      WHERE c.tenant_id = s.tenant_id AND c.session_id = s.id)
-            OR EXISTS (SELECT 1 FROM run_events e
+            OR EXISTS (SELECT 1 FROM events e
                         WHERE e.tenant_id = s.tenant_id AND e.session_id = s.id))
      LIMIT :batch
 ), dropped_checkpoints AS (
     DELETE FROM checkpoints c USING finished f
      WHERE c.tenant_id = f.tenant_id AND c.session_id = f.id RETURNING 1
 ), dropped_events AS (
-    DELETE FROM run_events e USING finished f
+    DELETE FROM events e USING finished f
      WHERE e.tenant_id = f.tenant_id AND e.session_id = f.id RETURNING 1
 )
 SELECT (SELECT count(*) FROM finished) AS sessions,

@@ -223,9 +223,10 @@ async def send(conn: AsyncConnection, command: SendCommand) -> tuple[RunRecord, 
             session_id=command.session_id,
             run_id=str(active[0].id),
         )
+    happened: list[tuple[UUID, events.Event]] = []
     if active and command.if_busy == "interrupt":
         for run in active:
-            await _cancel(conn, run)
+            happened.append((run.id, await _cancel(conn, run)))
 
     version, drifted = session.agent_version, None
     if command.agent_version is not None:
@@ -267,9 +268,11 @@ async def send(conn: AsyncConnection, command: SendCommand) -> tuple[RunRecord, 
         )
     ).one()
     if drifted:
-        await events.record(
-            conn, row.id, command.tenant_id, command.session_id, "agent.drift", drifted
-        )
+        happened.append((row.id, events.Event("agent.drift", drifted)))
+    happened.append((row.id, events.Event("run.queued", {"seq": seq, "reason": "sent"})))
+    # Last: the session's event head is the last lock a transaction takes.
+    for run_id, event in happened:
+        await events.emit(conn, command.tenant_id, command.session_id, run_id, event)
     await conn.execute(NOTIFY)
     return RunRecord.from_row(row), True
 
@@ -355,11 +358,14 @@ async def request_cancel(conn: AsyncConnection, tenant_id: str, run_id: UUID) ->
             run_id=str(run_id),
             run_status=run.status.value,
         )
-    await _cancel(conn, run)
+    event = await _cancel(conn, run)
+    await events.emit(conn, tenant_id, run.session_id, run_id, event)
     return await get_run(conn, tenant_id, run_id)
 
 
-async def _cancel(conn: AsyncConnection, run: RunRecord) -> None:
+async def _cancel(conn: AsyncConnection, run: RunRecord) -> events.Event:
+    """Cancel a run in the caller's transaction; returns the event that says so, for the
+    caller to emit once its other writes are done."""
     # A cancelled run never waits on its approvals again: withdraw them now, so the
     # approval UI stops listing them and a late decision gets APPROVAL_ORPHANED.
     await approval_store.withdraw_for_runs(conn, [run.id])
@@ -382,7 +388,7 @@ async def _cancel(conn: AsyncConnection, run: RunRecord) -> None:
         )
     ).first()
     if never_started is not None:
-        return
+        return events.Event("run.cancelled", {})
     # It has a transcript: a worker records `cancelled` results for its unsettled calls
     # (the transcript stays valid) and ends it. A paused run is queued for that at once.
     values: dict[str, Any] = {
@@ -396,6 +402,7 @@ async def _cancel(conn: AsyncConnection, run: RunRecord) -> None:
         update(runs).where(runs.c.id == run.id, runs.c.status.in_(ACTIVE_VALUES)).values(values)
     )
     await conn.execute(NOTIFY)
+    return events.Event("run.cancel_requested", {})
 
 
 async def resume(conn: AsyncConnection, tenant_id: str, run_id: UUID) -> RunRecord:
@@ -446,6 +453,9 @@ async def resume(conn: AsyncConnection, tenant_id: str, run_id: UUID) -> RunReco
             deaths=0,
             updated_at=func.now(),
         )
+    )
+    await events.emit(
+        conn, tenant_id, run.session_id, run_id, events.Event("run.queued", {"reason": "resumed"})
     )
     await conn.execute(NOTIFY)
     return await get_run(conn, tenant_id, run_id)

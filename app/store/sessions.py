@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import errors
 from app.store.approvals import scrub_for_session, withdraw_for_session
-from app.store.tables import runs, sessions
+from app.store.tables import events, runs, sessions
 from app.store.transcript import last_checkpoint_seq
 
 
@@ -95,6 +95,10 @@ async def delete_session(conn: AsyncConnection, tenant_id: str, session_id: str)
     # Approvals outlive their session (a late decision must find APPROVAL_ORPHANED), but
     # not what the session held: the call's arguments go with the transcript.
     await scrub_for_session(conn, tenant_id, session_id)
+    # Events have no foreign key (each insert would pay for its check): deleted here.
+    await conn.execute(
+        delete(events).where(events.c.tenant_id == tenant_id, events.c.session_id == session_id)
+    )
     deleted = (
         await conn.execute(
             delete(sessions)

@@ -285,18 +285,35 @@ Index(
     postgresql_where=text("status = 'pending' AND expires_at IS NOT NULL"),
 )
 
-run_events = Table(
-    "run_events",
+# The event log: every state change of a run, written by the statement (or in the
+# transaction) that makes the change, so a write that was fenced out emits nothing. Ids
+# are per session, gap-free and in commit order (`event_heads` hands them out under a row
+# lock held to commit), so a reader that has seen id N misses nothing by reading `> N`.
+# No foreign key: each insert would pay for its check; `delete_session` deletes them.
+events = Table(
+    "events",
     metadata,
-    Column("id", BigInteger, primary_key=True, autoincrement=True),
     _tenant(),
-    Column("run_id", UUID(as_uuid=True), nullable=False),
     Column("session_id", Text, nullable=False),
+    Column("id", BigInteger, nullable=False),
+    Column("run_id", UUID(as_uuid=True), nullable=False),
     Column("type", Text, nullable=False),
     Column("data", JSONB, nullable=False, server_default=text("'{}'::jsonb")),
-    _created(),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=text("now()")),
+    PrimaryKeyConstraint("tenant_id", "session_id", "id"),
 )
-Index("ix_run_events_run_id", run_events.c.run_id, run_events.c.id)
+
+# The last event id of each session. Its row lock is the last lock every event-writing
+# statement takes, so it serialises a session's events without joining any lock cycle.
+event_heads = Table(
+    "event_heads",
+    metadata,
+    _tenant(),
+    Column("session_id", Text, nullable=False),
+    Column("last_id", BigInteger, nullable=False),
+    PrimaryKeyConstraint("tenant_id", "session_id"),
+    _session_fk(),
+)
 
 # Outputs of client tools as the caller posted them. The worker turns each into the
 # call's result through its fenced checkpoint; the primary key keeps one per call.

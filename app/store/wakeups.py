@@ -1,6 +1,8 @@
-"""LISTEN/NOTIFY wake-ups: a hint that work arrived, never the only way to find it.
+"""LISTEN/NOTIFY: a hint that something happened, never the only way to find it.
 
-Notifications sent while the listener is disconnected are lost, so workers poll too.
+Notifications sent while the listener is disconnected are lost, so whoever listens also
+looks for themselves: the workers poll, and a stream reads its events by id after every
+reconnection (`follow` calls back with None then).
 """
 
 from __future__ import annotations
@@ -19,7 +21,18 @@ log = logging.getLogger("perdure.wakeups")
 
 
 async def listen(url: str, on_wake: Callable[[], None], stopping: asyncio.Event) -> None:
-    """Call `on_wake` on every notification until `stopping` is set; reconnect on errors."""
+    """Call `on_wake` on every run wake-up until `stopping` is set; reconnect on errors."""
+    await follow(url, WAKE_CHANNEL, lambda _payload: on_wake(), stopping)
+
+
+async def follow(
+    url: str,
+    channel: str,
+    on_notify: Callable[[str | None], None],
+    stopping: asyncio.Event,
+) -> None:
+    """Call `on_notify` with each notification's payload on `channel` until `stopping` is
+    set, and with None once listening (again): whatever was sent before may be missed."""
     delay = 0.5
     while not stopping.is_set():
         try:
@@ -27,14 +40,14 @@ async def listen(url: str, on_wake: Callable[[], None], stopping: asyncio.Event)
                 libpq_url(url), autocommit=True, connect_timeout=5
             )
             async with conn:
-                await conn.execute(f"LISTEN {WAKE_CHANNEL}")
+                await conn.execute(f"LISTEN {channel}")
                 delay = 0.5
-                on_wake()  # anything sent while we were away is found by this poll
+                on_notify(None)  # anything sent while we were away is found by a read
                 while not stopping.is_set():
-                    async for _ in conn.notifies(timeout=1.0):
-                        on_wake()
+                    async for notice in conn.notifies(timeout=1.0):
+                        on_notify(notice.payload)
         except psycopg.Error as exc:
-            log.warning("wake-up listener lost its connection (%s); reconnecting", exc)
+            log.warning("listener on %s lost its connection (%s); reconnecting", channel, exc)
             with suppress(TimeoutError):
                 await asyncio.wait_for(stopping.wait(), timeout=delay)
             delay = min(delay * 2, 10.0)

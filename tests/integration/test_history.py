@@ -320,8 +320,10 @@ async def test_drift__on_drift_error_warn_ignore(live: httpx.AsyncClient) -> Non
     warned = await run_to_rest(live, "ds", {"input": "y", "agent_version": "latest"})
     assert warned["agent_version"] == 2
     events = (await live.get(f"/v1/runs/{warned['id']}/events")).json()["items"]
-    assert [e["type"] for e in events] == ["agent.drift"]
+    assert [e["type"] for e in events][:2] == ["agent.drift", "run.queued"]
     assert events[0]["data"]["tools_added"] == ["echo"]
+    pinned_events = (await live.get(f"/v1/runs/{pinned['id']}/events")).json()["items"]
+    assert "agent.drift" not in [e["type"] for e in pinned_events]
     assert (await live.get("/v1/sessions/ds")).json()["agent_version"] == 2
 
 

@@ -141,6 +141,7 @@ CASES: dict[tuple[str, str], tuple[str, str, dict[str, Any] | None]] = {
     ("post", "/v1/runs/{run_id}/cancel"): ("object", "/v1/runs/{run_id}/cancel", None),
     ("get", "/v1/runs/{run_id}/events"): ("object", "/v1/runs/{run_id}/events", None),
     ("post", "/v1/runs/{run_id}/resume"): ("object", "/v1/runs/{run_id}/resume", None),
+    ("get", "/v1/runs/{run_id}/stream"): ("object", "/v1/runs/{run_id}/stream", None),
     ("post", "/v1/runs/{run_id}/tool-results"): (
         "object",
         "/v1/runs/{run_id}/tool-results",
@@ -171,6 +172,11 @@ CASES: dict[tuple[str, str], tuple[str, str, dict[str, Any] | None]] = {
     ("get", "/v1/sessions/{session_id}/messages"): (
         "object",
         f"/v1/sessions/{SESSION}/messages",
+        None,
+    ),
+    ("get", "/v1/sessions/{session_id}/stream"): (
+        "object",
+        f"/v1/sessions/{SESSION}/stream",
         None,
     ),
     ("post", "/v1/sessions/{session_id}/runs"): (

@@ -6,10 +6,11 @@ from typing import Annotated
 from uuid import UUID
 
 from fastapi import APIRouter, Query
+from sse_starlette import EventSourceResponse
 
 from app import errors
 from app.api.auth import RunsRead, RunsWrite
-from app.api.deps import EngineDep
+from app.api.deps import EngineDep, EventHubDep, SettingsDep
 from app.api.problems import responses
 from app.api.schemas import (
     MAX_PAGE,
@@ -22,6 +23,7 @@ from app.api.schemas import (
     ToolResultsIn,
     check_session_id,
 )
+from app.api.streams import STREAM_RESPONSE, ResumeAfter, event_stream, follow_events
 from app.api.views import run_out, runs_out
 from app.domain.run import RunStatus
 from app.store import events, tool_outputs
@@ -118,11 +120,42 @@ async def list_events(
     cursor: SeqCursor = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
 ) -> EventPage:
-    """What happened to the run beyond its checkpoints (e.g. `agent.drift`), oldest first."""
+    """The run's events, oldest first: every change of its state (docs/design.md,
+    "Events"). Ids are its session's, so they skip the events of the session's other runs.
+    `GET /v1/runs/{id}/stream` follows them live."""
     async with engine.connect() as conn:
-        await store.get_run(conn, principal.tenant_id, run_id)
+        run = await store.get_run(conn, principal.tenant_id, run_id)
         records = await events.list_events(
-            conn, principal.tenant_id, run_id, after_id=cursor or 0, limit=limit
+            conn,
+            principal.tenant_id,
+            run.session_id,
+            after_id=cursor or 0,
+            limit=limit,
+            run_id=run_id,
         )
-    items = [EventOut(id=e.id, type=e.type, data=e.data, created_at=e.created_at) for e in records]
+    items = [EventOut.of(e) for e in records]
     return EventPage(items=items, next_cursor=str(items[-1].id) if len(items) == limit else None)
+
+
+@router.get(
+    "/{run_id}/stream",
+    response_class=EventSourceResponse,
+    responses={**STREAM_RESPONSE, **responses(errors.NotFound)},
+)
+async def stream_run(
+    run_id: UUID,
+    engine: EngineDep,
+    hub: EventHubDep,
+    settings: SettingsDep,
+    principal: RunsRead,
+    after: ResumeAfter,
+) -> EventSourceResponse:
+    """The run's events as Server-Sent Events, live, ending after its terminal event
+    (`run.finished`, `run.failed`, `run.cancelled`). A reconnecting client sends
+    `Last-Event-ID` (or `?after=`) and gets exactly the events it missed."""
+    async with engine.connect() as conn:
+        run = await store.get_run(conn, principal.tenant_id, run_id)
+    return event_stream(
+        follow_events(engine, hub, run.tenant_id, run.session_id, after=after, run_id=run.id),
+        settings,
+    )

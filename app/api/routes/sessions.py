@@ -7,10 +7,11 @@ import time
 from typing import Annotated
 
 from fastapi import APIRouter, Header, Query, Response
+from sse_starlette import EventSourceResponse
 
 from app import errors
 from app.api.auth import RunsRead, RunsWrite
-from app.api.deps import EngineDep, SettingsDep
+from app.api.deps import EngineDep, EventHubDep, SettingsDep
 from app.api.problems import responses
 from app.api.schemas import (
     MAX_PAGE,
@@ -23,6 +24,7 @@ from app.api.schemas import (
     SessionOut,
     check_session_id,
 )
+from app.api.streams import STREAM_RESPONSE, ResumeAfter, event_stream, follow_events
 from app.api.views import run_out
 from app.domain.principal import Scope
 from app.domain.run import PAUSED, TERMINAL, Message
@@ -41,7 +43,14 @@ SETTLED_OR_PAUSED = TERMINAL | PAUSED
     response_model=RunOut,
     status_code=202,
     responses={
-        200: {"model": RunOut, "description": "The run finished or paused within `wait`."},
+        200: {
+            "model": RunOut,
+            "description": (
+                "The run finished or paused within `wait`; with `stream=true`, the run's "
+                "events as `text/event-stream` (as `GET /v1/runs/{id}/stream`)."
+            ),
+            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+        },
         **responses(
             errors.NotFound,
             errors.SessionIdInvalid,
@@ -67,11 +76,18 @@ async def send(
             ge=0, le=3600, description="Seconds to wait for a rest (capped by PERDURE_MAX_WAIT_S)."
         ),
     ] = 0,
-) -> RunOut:
+    stream: Annotated[
+        bool,
+        Query(description="Answer with the run's event stream instead of the run."),
+    ] = False,
+    *,
+    hub: EventHubDep,
+) -> RunOut | EventSourceResponse:
     """Send input to a session (created on first use when `agent_id` is given).
 
     The run is durable when this answers. With `Idempotency-Key`, a redelivered request
-    returns the first run instead of starting another.
+    returns the first run instead of starting another. With `stream=true` the answer is
+    the run's stream from its first event, so a chat client needs one request.
     """
     if (body.agent_version is not None or body.on_drift is not None) and (
         Scope.AGENTS_WRITE not in principal.scopes
@@ -96,6 +112,11 @@ async def send(
     )
     async with engine.begin() as conn:
         run, _created = await run_store.send(conn, command)
+    if stream:
+        return event_stream(
+            follow_events(engine, hub, run.tenant_id, run.session_id, after=0, run_id=run.id),
+            settings,
+        )
     if wait:
         run = await wait_for_rest(engine, run, min(wait, settings.max_wait_s))
     response.status_code = 200 if run.status in SETTLED_OR_PAUSED else 202
@@ -173,3 +194,27 @@ async def list_messages(
     items = MessageOut.transcript(entries, by_id)
     next_cursor = str(entries[-1].seq) if len(entries) == limit else None
     return MessagePage(items=items, next_cursor=next_cursor)
+
+
+@router.get(
+    "/{session_id}/stream",
+    response_class=EventSourceResponse,
+    responses={**STREAM_RESPONSE, **responses(errors.NotFound, errors.SessionIdInvalid)},
+)
+async def stream_session(
+    session_id: SessionIdPath,
+    engine: EngineDep,
+    hub: EventHubDep,
+    settings: SettingsDep,
+    principal: RunsRead,
+    after: ResumeAfter,
+) -> EventSourceResponse:
+    """The session's events (all its runs') as Server-Sent Events, live; the stream stays
+    open. A reconnecting client sends `Last-Event-ID` (or `?after=`)."""
+    async with engine.connect() as conn:
+        session = await session_store.get_session(
+            conn, principal.tenant_id, check_session_id(session_id)
+        )
+    return event_stream(
+        follow_events(engine, hub, principal.tenant_id, session.id, after=after), settings
+    )

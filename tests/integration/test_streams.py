@@ -1,0 +1,200 @@
+"""The event log and its streams, over a real HTTP server: every change of a run is an
+event, in order, with gap-free ids; a stream resumes after `Last-Event-ID` with exactly
+what it missed; a fenced-out writer emits nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+
+from app.domain.run import CheckpointWrite, RunStatus, Usage
+from app.errors import LeaseLost
+from app.main import create_app
+from app.settings import Settings
+from app.store import checkpoint
+from tests import pg
+from tests.agents import ADD_SCHEMA, agent, calls, python_tool
+from tests.conftest import make_settings
+from tests.serving import read_stream, serving, summary
+from tests.support import define, queue, run_to_rest
+
+SCRIPT = [calls(("add", {"a": 1, "b": 2})), {"text": "it is 3"}]
+ADDER = agent("adder", SCRIPT, [python_tool("add", "add", ADD_SCHEMA)])
+ONE_RUN = [
+    "run.queued",
+    "run.started",
+    "turn.saved",
+    "tool.started",
+    "tool.settled",
+    "turn.saved",
+    "run.finished",
+]
+
+
+@pytest.fixture
+async def server(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    """A real server with an in-process worker pool, and a client of it."""
+    app = create_app(settings, pool_concurrency=4, open_when_keyless=True)
+    async with serving(app) as url, httpx.AsyncClient(base_url=url, timeout=30) as client:
+        yield client
+
+
+async def test_send_with_stream__answers_the_runs_events_live_and_ends(
+    server: httpx.AsyncClient,
+) -> None:
+    await define(server, ADDER)
+    seen = await read_stream(
+        server,
+        "POST",
+        "/v1/sessions/s1/runs",
+        params={"stream": "true"},
+        json={"agent_id": "adder", "input": "add 1 and 2"},
+    )
+    assert [t for _, t in summary(seen)] == ONE_RUN
+    assert [i for i, _ in summary(seen)] == list(range(1, len(ONE_RUN) + 1))
+    data = [json.loads(e.data)["data"] for e in seen]
+    assert data[0] == {"seq": 1, "reason": "sent"}
+    assert data[1]["lease_token"] == 1
+    assert data[1]["worker"]
+    call_id = data[2]["calls"][0]["tool_call_id"]
+    assert data[2]["calls"] == [{"tool_call_id": call_id, "name": "add"}]
+    assert data[3] == {"tool_call_id": call_id}
+    assert data[4] == {"tool_call_id": call_id, "status": "ok", "result_bytes": len('{"result":3}')}
+    assert data[5]["text"] == "it is 3"
+    assert data[6] == {"finish_reason": "stop", "steps": 2}
+    # The log a stream reads is the one the JSON page lists.
+    run_id = json.loads(seen[0].data)["run_id"]
+    page = (await server.get(f"/v1/runs/{run_id}/events")).json()["items"]
+    assert [(e["id"], e["type"]) for e in page] == summary(seen)
+
+
+async def test_reconnect__last_event_id_or_after_gets_exactly_what_was_missed(
+    server: httpx.AsyncClient,
+) -> None:
+    await define(server, ADDER)
+    run = await run_to_rest(server, "s2", {"agent_id": "adder", "input": "go"})
+    path = f"/v1/runs/{run['id']}/stream"
+    first = await read_stream(server, "GET", path, until=3)  # hangs up after three
+    assert [t for _, t in summary(first)] == ONE_RUN[:3]
+    rest = await read_stream(server, "GET", path, headers={"Last-Event-ID": first[-1].id})
+    assert [t for _, t in summary(rest)] == ONE_RUN[3:]
+    again = await read_stream(server, "GET", path, params={"after": 5})
+    assert summary(again) == summary(rest)[2:]
+    # Resuming after the run's last event ends at once, with nothing.
+    assert await read_stream(server, "GET", path, headers={"Last-Event-ID": rest[-1].id}) == []
+
+
+async def test_session_stream__stays_open_across_runs_and_sees_events_written_later(
+    server: httpx.AsyncClient,
+) -> None:
+    # The scripted model's replies run on across the session's runs.
+    await define(server, {**ADDER, "model": {"provider": "scripted", "script": SCRIPT * 2}})
+    await run_to_rest(server, "s3", {"agent_id": "adder", "input": "once"})
+    reading = asyncio.create_task(
+        read_stream(server, "GET", "/v1/sessions/s3/stream", until=2 * len(ONE_RUN))
+    )
+    await asyncio.sleep(0.3)  # the stream has caught up and waits on the live log
+    second = await run_to_rest(server, "s3", {"input": "twice"})
+    seen = await asyncio.wait_for(reading, timeout=20)
+    assert [t for _, t in summary(seen)] == ONE_RUN * 2
+    assert [i for i, _ in summary(seen)] == list(range(1, 2 * len(ONE_RUN) + 1))
+    assert {json.loads(e.data)["run_id"] for e in seen[len(ONE_RUN) :]} == {second["id"]}
+
+
+async def test_keep_alive__an_idle_stream_gets_comments(database_url: str) -> None:
+    app = create_app(
+        make_settings(database_url, stream_ping_s=0.2), pool_concurrency=0, open_when_keyless=True
+    )
+    async with serving(app) as url, httpx.AsyncClient(base_url=url, timeout=10) as client:
+        await define(client, ADDER)
+        await queue(client, "idle", "adder")
+        lines: list[str] = []
+        async with client.stream("GET", "/v1/sessions/idle/stream") as response:
+            assert response.headers["content-type"].startswith("text/event-stream")
+            async for line in response.aiter_lines():
+                lines.append(line)
+                if sum(1 for x in lines if x.startswith(":")) >= 2:
+                    break
+    assert lines[:2] == ["id: 1", "event: run.queued"]
+    assert sum(1 for x in lines if x.startswith(":")) == 2
+
+
+async def test_approval__requested_paused_decided_queued_are_events(
+    server: httpx.AsyncClient,
+) -> None:
+    gated = {**python_tool("add", "add", ADD_SCHEMA), "needs_approval": True}
+    await define(server, agent("gate", [calls(("add", {"a": 2, "b": 2})), {"text": "4"}], [gated]))
+    run = await run_to_rest(server, "s4", {"agent_id": "gate", "input": "go"})
+    approval = run["pending_approvals"][0]
+    decided = await server.post(
+        f"/v1/approvals/{approval['id']}/decision", json={"approved": True, "reason": "fine"}
+    )
+    assert decided.status_code == 200, decided.text
+    seen = await read_stream(server, "GET", f"/v1/runs/{run['id']}/stream")
+    assert [t for _, t in summary(seen)] == [
+        "run.queued",
+        "run.started",
+        "turn.saved",
+        "approval.requested",
+        "run.paused",
+        "approval.decided",
+        "run.queued",
+        "run.started",
+        "tool.started",  # its intent record, written before an approved call runs
+        "tool.settled",
+        "turn.saved",
+        "run.finished",
+    ]
+    by_type = {e.event: json.loads(e.data)["data"] for e in seen}
+    assert by_type["approval.requested"]["approval_id"] == approval["id"]
+    assert by_type["approval.decided"]["status"] == "approved"
+    assert by_type["approval.decided"]["decided_by"]["name"]
+    assert by_type["run.paused"] == {"status": "awaiting_approval"}
+
+
+async def test_stream_of_unknown_run_or_session__404_problem(server: httpx.AsyncClient) -> None:
+    for path in (f"/v1/runs/{uuid.uuid4()}/stream", "/v1/sessions/nope/stream"):
+        response = await server.get(path)
+        assert response.status_code == 404, response.text
+        assert response.headers["content-type"] == "application/problem+json"
+    bad = await server.get("/v1/sessions/nope/stream", headers={"Last-Event-ID": "x"})
+    assert bad.status_code == 422
+
+
+async def test_fenced_out_save__writes_no_event(settings: Settings, database_url: str) -> None:
+    """A writer whose token is stale emits nothing: the fence covers the events."""
+    app = create_app(settings, pool_concurrency=0, open_when_keyless=True)
+    async with serving(app) as url, httpx.AsyncClient(base_url=url) as client:
+        await define(client, ADDER)
+        run_id = await queue(client, "fenced", "adder")
+    pg.rows(database_url, "UPDATE runs SET status = 'running', lease_token = 7 RETURNING id")
+    before = pg.rows(database_url, "SELECT id, type FROM events ORDER BY id")
+    from app.db import create_engine
+
+    engine = create_engine(settings.database_url or "", settings)
+    write = CheckpointWrite(
+        checkpoint_seq=1,
+        status=RunStatus.FINISHED,
+        steps=1,
+        usage=Usage(),
+        message_count=0,
+        output="stale",
+        finish_reason="stop",
+    )
+    try:
+        async with engine.connect() as conn:
+            await conn.execution_options(isolation_level="AUTOCOMMIT")
+            with pytest.raises(LeaseLost):
+                await checkpoint.write_checkpoint(
+                    conn, run_id=uuid.UUID(run_id), token=6, write=write
+                )
+            await checkpoint.write_checkpoint(conn, run_id=uuid.UUID(run_id), token=7, write=write)
+    finally:
+        await engine.dispose()
+    after = pg.rows(database_url, "SELECT id, type FROM events ORDER BY id")
+    assert after == [*before, (before[-1][0] + 1, "run.finished")]
