@@ -47,7 +47,7 @@ def create_app(
         for warning in capabilities.unbound_grant_warnings(settings.secret_env):
             log.warning("%s", warning)
         app.state.engine = create_engine(settings.database_url, settings)
-        app.state.event_hub = EventHub(settings.database_url)
+        app.state.event_hub = EventHub(settings.database_url, pool_size=settings.pool_size)
         pool = WorkerPool(settings, concurrency=pool_concurrency) if pool_concurrency else None
         if pool is not None:
             await pool.start()

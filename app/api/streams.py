@@ -15,12 +15,12 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import asynccontextmanager, contextmanager, suppress
 from typing import Annotated, Any
 from uuid import UUID
 
 from fastapi import Depends, Header, Query
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from app.api.schemas import EventOut
@@ -28,6 +28,7 @@ from app.domain.run import TERMINAL
 from app.settings import Settings
 from app.store import events
 from app.store import runs as run_store
+from app.store.unavailable import DATABASE_UNAVAILABLE, describe
 from app.store.wakeups import follow
 
 log = logging.getLogger("perdure.streams")
@@ -39,10 +40,16 @@ Key = tuple[str, str]  # (tenant_id, session_id)
 
 
 class EventHub:
-    """Wakes the streams of a session when its events change; started by the first one."""
+    """Wakes the streams of a session when its events change; started by the first one.
 
-    def __init__(self, database_url: str) -> None:
+    Streams read through `reading()`, which lets half the pool's connections read at
+    once: a thousand streams waking (or connecting) together then take turns, instead of
+    timing out at the pool and starving the API's other requests.
+    """
+
+    def __init__(self, database_url: str, *, pool_size: int) -> None:
         self._url = database_url
+        self._readers = asyncio.Semaphore(max(1, pool_size // 2))
         self._waiting: dict[Key, set[asyncio.Event]] = {}
         self._stopping = asyncio.Event()
         self._listener: asyncio.Task[None] | None = None
@@ -66,6 +73,12 @@ class EventHub:
                 waiters.discard(wake)
                 if not waiters:
                     del self._waiting[key]
+
+    @asynccontextmanager
+    async def reading(self, engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+        """A connection to read new events on, once it is this stream's turn."""
+        async with self._readers, engine.connect() as conn:
+            yield conn
 
     @property
     def streams(self) -> int:
@@ -109,15 +122,21 @@ async def follow_events(
         checked_end = run_id is None
         while True:
             wake.clear()  # before the read: a notification during it is not lost
-            async with engine.connect() as conn:
-                records = await events.list_events(
-                    conn, tenant_id, session_id, after_id=last, limit=PAGE, run_id=run_id
-                )
-                if not records and not checked_end:
-                    checked_end = True
-                    run = await run_store.get_run(conn, tenant_id, run_id)  # type: ignore[arg-type]
-                    if run.status in TERMINAL:
-                        return
+            try:
+                async with hub.reading(engine) as conn:
+                    records = await events.list_events(
+                        conn, tenant_id, session_id, after_id=last, limit=PAGE, run_id=run_id
+                    )
+                    if not records and run_id is not None and not checked_end:
+                        checked_end = True
+                        run = await run_store.get_run(conn, tenant_id, run_id)
+                        if run.status in TERMINAL:
+                            return
+            except DATABASE_UNAVAILABLE as exc:
+                # The response has started: no problem document can be sent now. End the
+                # stream; the client reconnects with Last-Event-ID and misses nothing.
+                log.warning("a stream of session %s ended: %s", session_id, describe(exc))
+                return
             for record in records:
                 last = record.id
                 yield ServerSentEvent(
@@ -164,6 +183,21 @@ def resume_after(
 
 ResumeAfter = Annotated[int, Depends(resume_after)]
 
+# One event of a stream, as OpenAPI 3.2 describes SSE items: `data` is an `EventOut`.
+SSE_EVENT: dict[str, Any] = {
+    "type": "object",
+    "required": ["data"],
+    "properties": {
+        "id": {"type": "string", "description": "The event's id, for Last-Event-ID."},
+        "event": {"type": "string", "description": "The event's type, e.g. `run.finished`."},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "contentSchema": {"$ref": "#/components/schemas/EventOut"},
+        },
+    },
+}
+
 # How the stream endpoints are documented: one SSE event per event row.
 STREAM_RESPONSE: dict[int | str, dict[str, Any]] = {
     200: {
@@ -172,6 +206,6 @@ STREAM_RESPONSE: dict[int | str, dict[str, Any]] = {
             "`data:` the event as JSON, as in `GET /v1/runs/{id}/events`), and a comment "
             "line as keep-alive."
         ),
-        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+        "content": {"text/event-stream": {"schema": SSE_EVENT}},
     }
 }
