@@ -135,6 +135,7 @@ def test_schemathesis__no_server_errors_and_no_contract_breaks(
                 str(tmp_path / "report"),
             ],
             cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "SCHEMATHESIS_HOOKS": "tests.fuzz.hooks"},
             capture_output=True,
             text=True,
             timeout=280,
