@@ -12,7 +12,9 @@ a slow body, a body made as it is sent: `flood`). The answer comes from, in this
   and may block; None closes the connection unanswered;
 - the queue of scripted replies (`push`).
 
-With neither a respond function nor a reply queued, or on a path other than its own, it
+A request that asks for a stream (`"stream": true`) gets a whole 200 reply as the
+server's `stream_as` makes it (a vendor's event stream: `providers.fake_servers`), when
+set. With neither a respond function nor a reply queued, or on a path other than its own, it
 answers a 400 that says so, so a test that forgot a reply fails with a readable error
 instead of hanging. While `answering` is cleared, every reply waits until it is set.
 """

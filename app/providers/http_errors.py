@@ -1,7 +1,8 @@
 """One HTTP call to a model provider, and what its failures mean (DESIGN.md §3, §9).
 
-Both wire-format adapters (`openai.py`, `anthropic.py`) POST through `post_json`, so a
-failure is classified the same way whichever vendor it came from:
+Both wire-format adapters (`openai.py`, `anthropic.py`) POST through `post_json` (or,
+streaming, `streaming.post_stream`, which adds what can break midway), so a failure is
+classified the same way whichever vendor it came from:
 
 | what happened                                   | code                 | retryable |
 | ----------------------------------------------- | -------------------- | --------- |
