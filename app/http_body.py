@@ -20,6 +20,7 @@ sends a coding that is left undone.
 from __future__ import annotations
 
 import zlib
+from collections.abc import AsyncIterator
 
 import httpx
 
@@ -131,3 +132,34 @@ async def read_capped(response: httpx.Response, cap: int, *, truncate: bool = Fa
         if size > cap and not truncate:
             raise BodyTooLarge(cap)
     return b"".join(parts)[:cap]
+
+
+async def aiter_capped(response: httpx.Response, cap: int) -> AsyncIterator[bytes]:
+    """The body of a streamed `response` piece by piece as it arrives, inflated, for a
+    reader that parses as it goes (server-sent events): the same cap as `read_capped`,
+    on the raw and the inflated bytes, counted over the whole body.
+
+    Raises:
+        BodyTooLarge: more than `cap` bytes, raw or inflated (what came before was given).
+        httpx.DecodingError: a compressed body that does not inflate.
+    """
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > cap:
+        raise BodyTooLarge(cap, declared=int(declared))
+    inflater = inflater_for(response.headers)
+    raw = size = 0
+    async for chunk in response.aiter_raw():
+        raw += len(chunk)
+        pieces = [chunk] if inflater is None else inflater.feed(chunk, cap - size)
+        size += sum(len(piece) for piece in pieces)
+        if raw > cap or size > cap:
+            raise BodyTooLarge(cap)
+        for piece in pieces:
+            if piece:
+                yield piece
+    if inflater is not None:
+        rest = inflater.finish()
+        if size + len(rest) > cap:
+            raise BodyTooLarge(cap)
+        if rest:
+            yield rest

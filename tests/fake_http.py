@@ -12,7 +12,9 @@ a slow body, a body made as it is sent: `flood`). The answer comes from, in this
   and may block; None closes the connection unanswered;
 - the queue of scripted replies (`push`).
 
-With neither a respond function nor a reply queued, or on a path other than its own, it
+A request that asks for a stream (`"stream": true`) gets a whole 200 reply as the
+server's `stream_as` makes it (a vendor's event stream: `providers.fake_servers`), when
+set. With neither a respond function nor a reply queued, or on a path other than its own, it
 answers a 400 that says so, so a test that forgot a reply fails with a readable error
 instead of hanging. While `answering` is cleared, every reply waits until it is set.
 """
@@ -48,6 +50,8 @@ class Reply:
     # before the client hung up is counted in `FakeServer.sent`.
     stream: Callable[[], Iterator[bytes]] | None = None
     length: int | None = None
+    # End a `stream` body without its end (no last chunk): a connection cut midway.
+    cut: bool = False
 
     def payload(self) -> bytes:
         if self.raw is not None:
@@ -97,6 +101,9 @@ class FakeServer:
         # whose replies then all land at once.
         self.answering = threading.Event()
         self.answering.set()
+        # How this vendor streams a reply, for requests that ask (`"stream": true`): a
+        # whole 200 reply from the queue or `respond` is sent as what this makes of it.
+        self.stream_as: Callable[[Reply, Seen], Reply] | None = None
 
     def push(self, *replies: Reply) -> None:
         with self._lock:
@@ -147,13 +154,22 @@ class FakeServer:
                     )
                 reply = self._replies.popleft()
                 self._note_answered(reply)
-                return reply
+                return self._as_asked(reply, seen)
         # Outside the lock: a respond function may hold its request (a tool server's hold).
         made = respond(seen)
         if made is not None:
             with self._lock:
                 self._note_answered(made)
+            made = self._as_asked(made, seen)
         return made
+
+    def _as_asked(self, reply: Reply, seen: Seen) -> Reply:
+        """The reply streamed, if the request asked for a stream and this server can."""
+        whole = reply.raw is None and reply.stream is None and reply.status == 200
+        if self.stream_as is None or not whole:
+            return reply
+        asked = isinstance(seen.body, dict) and seen.body.get("stream") is True
+        return self.stream_as(reply, seen) if asked else reply
 
     def _note_answered(self, reply: Reply) -> None:
         whole = reply.raw is None and reply.stream is None
@@ -220,7 +236,8 @@ def fake_server(path: str | None) -> Iterator[FakeServer]:
             sent = 0
             try:
                 self.send_response(reply.status)
-                self.send_header("content-type", "application/json")
+                if "content-type" not in {name.lower() for name in reply.headers}:
+                    self.send_header("content-type", "application/json")
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
                 if reply.length is None:
@@ -239,7 +256,7 @@ def fake_server(path: str | None) -> Iterator[FakeServer]:
                         self.wfile.write(piece)
                     sent += len(piece)
                 else:
-                    if reply.length is None:
+                    if reply.length is None and not reply.cut:
                         self.wfile.write(b"0\r\n\r\n")
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client stopped reading

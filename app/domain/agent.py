@@ -151,6 +151,13 @@ class RemoteModel(Strict):
         default_factory=dict, description="Extra body fields (temperature, max_tokens, ...)."
     )
     timeout_s: float = Field(default=120.0, gt=0, le=3600)
+    stream: bool = Field(
+        default=False,
+        description=(
+            "Call the provider in its streaming mode (server-sent events), so the reply's "
+            "text can be passed on as it arrives. The saved turn is the same either way."
+        ),
+    )
 
     @field_validator("params")
     @classmethod
@@ -158,7 +165,8 @@ class RemoteModel(Strict):
         owned = sorted(set(value) & RESERVED_PARAMS)
         if owned:
             raise ValueError(
-                f"params may not set {owned}: Perdure sends those itself (and does not stream)"
+                f"params may not set {owned}: Perdure sends those itself "
+                '(to stream, set the model\'s own "stream": true)'
             )
         return value
 

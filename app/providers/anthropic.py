@@ -21,20 +21,33 @@ enabled the API refuses a tool_result follow-up whose assistant turn lost its th
 block or its signature. A kept `tool_use` block leaves its `input` out: that is the call's
 arguments, stored once. Input tokens count cache writes and reads too, so they compare
 with Chat Completions' `prompt_tokens`.
+
+Streamed (`"stream": true`, `app.providers.streaming`): the events until `message_stop`
+are added up to the message above (`EventAssembler`): `message_start` opens it (with the
+input token counts), `content_block_start` opens each block as the API sends it,
+`content_block_delta` adds to a block (`text_delta`, `thinking_delta`, `signature_delta`
+to its text, thinking and signature; `citations_delta` to its citations; a tool_use
+block's `input_json_delta` pieces make its `input`, parsed once the stream ends),
+`message_delta` gives the stop reason and the final counts; `ping` and event types
+the adapter does not know are skipped, an `error` event breaks the stream off. Only
+`text_delta`s go to `on_delta`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import httpx
+from httpx_sse import ServerSentEvent
 
 from app.capabilities import DEFAULT_MODEL_REPLY_BYTES
 from app.domain.agent import AnthropicModel, ToolSpec
 from app.domain.run import Usage
 from app.providers.base import ModelReply, ModelRequest, ProposedCall, as_text
 from app.providers.http_errors import MalformedReply, endpoint, post_json, read_api_key
+from app.providers.streaming import StreamBroken, error_detail, event_json, post_stream
 
 PROVIDER = "anthropic"
 API_VERSION = "2023-06-01"
@@ -62,11 +75,25 @@ class AnthropicMessages:
         headers = {"anthropic-version": API_VERSION}
         if key is not None:
             headers["x-api-key"] = key
+        body = self.request_body(request)
+        if self.spec.stream:
+            return await post_stream(
+                self.client,
+                provider=PROVIDER,
+                url=self.url,
+                body=body,
+                headers=headers,
+                timeout_s=self.spec.timeout_s,
+                secret=key,
+                assembler=EventAssembler(request.on_delta),
+                parse=parse_reply,
+                max_bytes=self.max_reply_bytes,
+            )
         return await post_json(
             self.client,
             provider=PROVIDER,
             url=self.url,
-            body=self.request_body(request),
+            body=body,
             headers=headers,
             timeout_s=self.spec.timeout_s,
             secret=key,
@@ -85,6 +112,8 @@ class AnthropicMessages:
         body["messages"] = messages
         if request.tools:
             body["tools"] = [wire_tool(t) for t in request.tools]
+        if self.spec.stream:
+            body["stream"] = True
         return body
 
 
@@ -285,3 +314,111 @@ def token_count(usage: dict[str, Any], field: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise MalformedReply(f'"usage.{field}" is {value!r}, not a token count')
     return value
+
+
+# -- from a stream -----------------------------------------------------------------------
+
+# Deltas that add to a string field of their block.
+APPENDED = {"text_delta": "text", "thinking_delta": "thinking", "signature_delta": "signature"}
+
+
+class EventAssembler:
+    """Messages stream events added up to the reply they stream (`parse_reply`'s input)."""
+
+    def __init__(self, on_delta: Callable[[str], None] | None = None) -> None:
+        self.on_delta = on_delta
+        self.done = False
+        self.blocks: dict[int, dict[str, Any]] = {}
+        # A tool_use block's input as it streams: JSON text, in pieces, by block index.
+        self.inputs: dict[int, list[str]] = {}
+        self.usage: dict[str, Any] = {}
+        self.stop_reason: Any = None
+
+    def feed(self, event: ServerSentEvent) -> None:
+        data = event_json(event)
+        if not isinstance(data, dict):
+            raise MalformedReply(f"a {event.event!r} event is not a JSON object")
+        match data.get("type", event.event):
+            case "message_start":
+                message = data.get("message")
+                self.add_usage(message.get("usage") if isinstance(message, dict) else None)
+            case "content_block_start":
+                block = data.get("content_block")
+                if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+                    raise MalformedReply('a "content_block_start" without a block')
+                self.blocks[block_index(data)] = dict(block)
+            case "content_block_delta":
+                self.add_delta(block_index(data), data.get("delta"))
+            case "message_delta":
+                delta = data.get("delta")
+                if isinstance(delta, dict):
+                    self.stop_reason = delta.get("stop_reason")
+                self.add_usage(data.get("usage"))
+            case "message_stop":
+                self.done = True
+            case "error":
+                raise StreamBroken(f"an error event: {error_detail(data.get('error'))}")
+            case _:
+                pass  # ping, content_block_stop, and the event types added later
+
+    def add_delta(self, index: int, delta: Any) -> None:
+        block = self.blocks.get(index)
+        if block is None or not isinstance(delta, dict):
+            raise MalformedReply(f"a delta for content block {index}, which did not start")
+        kind = delta.get("type")
+        if kind in APPENDED:
+            name = APPENDED[kind]
+            piece = delta.get(name)
+            if not isinstance(piece, str):
+                raise MalformedReply(f'a "{kind}" whose "{name}" is not a string')
+            block[name] = (block.get(name) or "") + piece
+            if kind == "text_delta" and piece and self.on_delta is not None:
+                self.on_delta(piece)
+        elif kind == "input_json_delta":
+            piece = delta.get("partial_json")
+            if not isinstance(piece, str):
+                raise MalformedReply('an "input_json_delta" whose "partial_json" is not a string')
+            self.inputs.setdefault(index, []).append(piece)
+        elif kind == "citations_delta":
+            cited = block.get("citations")
+            cited = cited if isinstance(cited, list) else []  # a text block starts with null
+            block["citations"] = [*cited, delta.get("citation")]
+
+    def add_usage(self, usage: Any) -> None:
+        """Counts so far; `message_delta`'s are cumulative, so each replaces the last."""
+        if usage is None:
+            return
+        if not isinstance(usage, dict):
+            raise MalformedReply('"usage" is not an object')
+        self.usage.update({name: value for name, value in usage.items() if value is not None})
+
+    def payload(self) -> dict[str, Any]:
+        content = []
+        for index in sorted(self.blocks):
+            block = self.blocks[index]
+            text = "".join(self.inputs.get(index, []))
+            if text.strip():  # no pieces (a call without arguments): the start's `{}`
+                block = {**block, "input": streamed_input(index, text)}
+            content.append(block)
+        return {
+            "type": "message",
+            "role": "assistant",
+            "content": content,
+            "stop_reason": self.stop_reason,
+            "usage": self.usage,
+        }
+
+
+def block_index(data: dict[str, Any]) -> int:
+    index = data.get("index")
+    if isinstance(index, bool) or not isinstance(index, int):
+        raise MalformedReply(f'a "{data.get("type")}" event without a block "index"')
+    return index
+
+
+def streamed_input(index: int, text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        # The API streams valid JSON only: this one was garbled on the way.
+        raise StreamBroken(f"content block {index}'s input is not JSON: {text[:200]!r}") from None

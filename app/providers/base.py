@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 from uuid import UUID
@@ -25,6 +26,12 @@ class ModelRequest:
     position: int
     # Failed attempts at this call so far.
     attempt: int
+    # Called with each piece of the reply's text as it arrives, when the model streams
+    # (`"stream": true` in its spec); never for tool-call arguments, and never by a call
+    # that does not stream. The pieces add up to the reply's text. Called on the event
+    # loop between reads, so it must be quick and must not raise. The reply, not the
+    # pieces, is the turn: a call that fails midway is made again from the start.
+    on_delta: Callable[[str], None] | None = None
 
 
 @dataclass(frozen=True)

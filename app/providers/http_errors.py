@@ -1,7 +1,8 @@
 """One HTTP call to a model provider, and what its failures mean (DESIGN.md §3, §9).
 
-Both wire-format adapters (`openai.py`, `anthropic.py`) POST through `post_json`, so a
-failure is classified the same way whichever vendor it came from:
+Both wire-format adapters (`openai.py`, `anthropic.py`) POST through `post_json` (or,
+streaming, `streaming.post_stream`, which adds what can break midway), so a failure is
+classified the same way whichever vendor it came from:
 
 | what happened                                   | code                 | retryable |
 | ----------------------------------------------- | -------------------- | --------- |
@@ -37,6 +38,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
@@ -265,6 +267,27 @@ def malformed(provider: str, url: httpx.URL, what: str, secret: str | None) -> M
 # -- the call ----------------------------------------------------------------------------
 
 
+def open_post(
+    client: httpx.AsyncClient,
+    url: httpx.URL,
+    body: dict[str, Any],
+    headers: dict[str, str],
+    timeout_s: float,
+) -> AbstractAsyncContextManager[httpx.Response]:
+    """The POST of a model call, its reply not yet read (`headers` may override
+    `Accept-Encoding`)."""
+    return client.stream(
+        "POST",
+        url,
+        json=body,
+        headers={"Accept-Encoding": ACCEPT_ENCODING, **headers},
+        timeout=httpx.Timeout(timeout_s),
+        # Never a redirect, whatever the client's default: the key was read for this
+        # URL's host, and its target would get it unchecked.
+        follow_redirects=False,
+    )
+
+
 async def post_json(
     client: httpx.AsyncClient,
     *,
@@ -287,16 +310,7 @@ async def post_json(
     try:
         async with (
             asyncio.timeout(timeout_s),
-            client.stream(
-                "POST",
-                url,
-                json=body,
-                headers={**headers, "Accept-Encoding": ACCEPT_ENCODING},
-                timeout=httpx.Timeout(timeout_s),
-                # Never a redirect, whatever the client's default: the key was read for
-                # this URL's host, and its target would get it unchecked.
-                follow_redirects=False,
-            ) as response,
+            open_post(client, url, body, headers, timeout_s) as response,
         ):
             if response.is_success:
                 content = await read_capped(response, max_bytes)
@@ -310,6 +324,20 @@ async def post_json(
         ) from None
     if not response.is_success:
         raise status_error(response, content, provider=provider, secret=secret)
+    return decode_json(response, content, provider=provider, secret=secret, parse=parse)
+
+
+def decode_json(
+    response: httpx.Response,
+    content: bytes,
+    *,
+    provider: str,
+    secret: str | None,
+    parse: Callable[[Any], T],
+) -> T:
+    """`parse` of a 2xx reply's JSON body; a body that is not JSON, or not the format,
+    is a `malformed_reply`."""
+    url = response.request.url
     try:
         payload = json.loads(content)
     except ValueError:
@@ -322,6 +350,13 @@ async def post_json(
             f"({kind}, {len(content)} bytes): {sample!r}",
             secret,
         ) from None
+    return parsed(payload, provider=provider, url=url, secret=secret, parse=parse)
+
+
+def parsed(
+    payload: Any, *, provider: str, url: httpx.URL, secret: str | None, parse: Callable[[Any], T]
+) -> T:
+    """`parse(payload)`, its complaints about the shape made a `malformed_reply`."""
     try:
         return parse(payload)
     except MalformedReply as exc:

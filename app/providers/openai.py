@@ -18,21 +18,32 @@ calls with their ids (several calls in one reply are one parallel batch) and the
 give back. A call whose `arguments` is not valid JSON is passed on as the raw string, so
 the engine answers it with an `invalid_arguments` error result the model can read, rather
 than failing the run.
+
+Streamed (`"stream": true`, `app.providers.streaming`): the request adds `"stream": true`
+and `stream_options.include_usage` (else a stream counts no tokens), and the `data:`
+chunks until `[DONE]` are added up to the message above (`ChunkAssembler`): the text
+fields (`content`, `refusal`, `reasoning_content`) are the concatenation of their deltas,
+null when none came; a call is assembled from its `delta.tool_calls` pieces by `index`
+(its id and name from the first piece that has them, its arguments the concatenation of
+every piece's fragment); `usage` comes in the last chunk. Only `content` deltas go to
+`on_delta`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import httpx
+from httpx_sse import ServerSentEvent
 
 from app.capabilities import DEFAULT_MODEL_REPLY_BYTES
 from app.domain.agent import OpenAIModel, ToolSpec
 from app.domain.run import Usage
 from app.providers.base import ModelReply, ModelRequest, ProposedCall, as_text
 from app.providers.http_errors import MalformedReply, endpoint, post_json, read_api_key
+from app.providers.streaming import StreamBroken, error_detail, event_json, post_stream
 
 PROVIDER = "openai"
 # Assistant-message fields given back as the model sent them, where it sent them: servers
@@ -58,11 +69,25 @@ class OpenAIChat:
     async def generate(self, request: ModelRequest) -> ModelReply:
         key = read_api_key(self.spec.api_key_env, self.environ, self.url)
         headers = {"Authorization": f"Bearer {key}"} if key is not None else {}
+        body = self.request_body(request)
+        if self.spec.stream:
+            return await post_stream(
+                self.client,
+                provider=PROVIDER,
+                url=self.url,
+                body=body,
+                headers=headers,
+                timeout_s=self.spec.timeout_s,
+                secret=key,
+                assembler=ChunkAssembler(request.on_delta),
+                parse=parse_reply,
+                max_bytes=self.max_reply_bytes,
+            )
         return await post_json(
             self.client,
             provider=PROVIDER,
             url=self.url,
-            body=self.request_body(request),
+            body=body,
             headers=headers,
             timeout_s=self.spec.timeout_s,
             secret=key,
@@ -71,11 +96,20 @@ class OpenAIChat:
         )
 
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
-        body = dict(self.spec.params)  # the definition refused keys we set ourselves
+        params = self.spec.params
+        body = dict(params)  # the definition refused keys we set ourselves
         body["model"] = self.spec.name
         body["messages"] = [wire_message(m) for m in request.messages]
         if request.tools:
             body["tools"] = [wire_tool(t) for t in request.tools]
+        if self.spec.stream:
+            body["stream"] = True
+            # Without it a stream carries no token counts at all.
+            options = params.get("stream_options")
+            body["stream_options"] = {
+                **(options if isinstance(options, dict) else {}),
+                "include_usage": True,
+            }
         return body
 
 
@@ -224,3 +258,87 @@ def token_count(usage: dict[str, Any], field: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise MalformedReply(f'"usage.{field}" is {value!r}, not a token count')
     return value
+
+
+# -- from a stream -----------------------------------------------------------------------
+
+# The message's text fields, streamed as pieces to be joined.
+STREAMED_FIELDS = ("content", *REPLAYED_FIELDS)
+
+
+class ChunkAssembler:
+    """Chat Completions chunks added up to the reply they stream (`parse_reply`'s input)."""
+
+    def __init__(self, on_delta: Callable[[str], None] | None = None) -> None:
+        self.on_delta = on_delta
+        self.done = False
+        self.fields: dict[str, list[str]] = {}
+        self.calls: dict[int, dict[str, Any]] = {}
+        self.usage: Any = None
+
+    def feed(self, event: ServerSentEvent) -> None:
+        if event.data.strip() == "[DONE]":
+            self.done = True
+            return
+        chunk = event_json(event)
+        if not isinstance(chunk, dict):
+            raise MalformedReply(f"a chunk is {type(chunk).__name__}, not a JSON object")
+        if chunk.get("error") is not None:  # what OpenAI sends when it fails midway
+            raise StreamBroken(f"an error chunk: {error_detail(chunk['error'])}")
+        if chunk.get("usage") is not None:  # in the last chunk, whose `choices` is empty
+            self.usage = chunk["usage"]
+        choices = chunk.get("choices") or []
+        if not isinstance(choices, list):
+            raise MalformedReply('a chunk\'s "choices" is not a list')
+        for choice in choices:
+            if not isinstance(choice, dict):
+                raise MalformedReply('a chunk\'s "choices[]" is not an object')
+            if choice.get("index", 0) == 0:  # the one choice asked for (`n` is 1)
+                self.add_delta(choice.get("delta"))
+
+    def add_delta(self, delta: Any) -> None:
+        if delta is None:
+            return
+        if not isinstance(delta, dict):
+            raise MalformedReply('"choices[0].delta" is not an object')
+        for name in STREAMED_FIELDS:
+            piece = delta.get(name)
+            if isinstance(piece, str):
+                self.fields.setdefault(name, []).append(piece)
+                if name == "content" and piece and self.on_delta is not None:
+                    self.on_delta(piece)
+        pieces = delta.get("tool_calls") or []
+        if not isinstance(pieces, list):
+            raise MalformedReply('"choices[0].delta.tool_calls" is not a list')
+        for position, piece in enumerate(pieces):
+            self.add_call_piece(position, piece)
+
+    def add_call_piece(self, position: int, piece: Any) -> None:
+        if not isinstance(piece, dict):
+            raise MalformedReply('"choices[0].delta.tool_calls[]" is not an object')
+        index = piece.get("index", position)  # a server that sends none sends calls whole
+        function = piece.get("function") or {}
+        if isinstance(index, bool) or not isinstance(index, int) or not isinstance(function, dict):
+            raise MalformedReply(f'"choices[0].delta.tool_calls[{position}]" is not a call')
+        call = self.calls.setdefault(
+            index, {"type": "function", "function": {"name": "", "arguments": ""}}
+        )
+        # The id and the name come whole in the call's first piece; some servers repeat
+        # them in every piece, so only the first is taken.
+        call_id, name = piece.get("id"), function.get("name")
+        if "id" not in call and isinstance(call_id, str) and call_id:
+            call["id"] = call_id
+        if not call["function"]["name"] and isinstance(name, str):
+            call["function"]["name"] = name
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            call["function"]["arguments"] += arguments
+        elif arguments is not None:  # a lenient server sent the object itself, whole
+            call["function"]["arguments"] = arguments
+
+    def payload(self) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": None}
+        message.update({name: "".join(parts) for name, parts in self.fields.items()})
+        if self.calls:
+            message["tool_calls"] = [self.calls[index] for index in sorted(self.calls)]
+        return {"choices": [{"index": 0, "message": message}], "usage": self.usage}

@@ -5,6 +5,10 @@ A `FakeServer` on a vendor's endpoint path answers POSTs from a queue of scripte
 adapter sent.
 
 `openai_*` and `anthropic_*` build reply bodies in each vendor's documented format.
+`openai_stream` and `anthropic_stream` (for `server.stream_as`) send such a reply the way
+the vendor streams it when a request asks (`"stream": true`): server-sent events in the
+vendor's event format, the text and the tool arguments cut into small pieces, the bytes
+cut into small chunks regardless of event boundaries.
 `openai_conversation` and `anthropic_conversation` are vendor checks (`server.check`): like
 the real APIs they refuse a follow-up that does not give back what the model sent, so a
 server serving one conversation fails the run the way the vendor would.
@@ -15,9 +19,15 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from tests.fake_http import Check, Reply, Seen
+
+# How small the pieces of a streamed reply are: text and arguments in characters, the
+# body's chunks on the wire in bytes.
+PIECE = 3
+WIRE_CHUNK = 16
 
 OPENAI_PATH = "/v1/chat/completions"
 ANTHROPIC_PATH = "/v1/messages"
@@ -296,3 +306,157 @@ def anthropic_conversation(body: Any, answered: list[Any]) -> Reply | None:
 
 def any_block(message: dict[str, Any], kind: str) -> bool:
     return any(block.get("type") == kind for block in message["content"])
+
+
+# -- streams (server-sent events) --------------------------------------------------------
+
+
+def pieces(text: str, size: int = PIECE) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def sse_frame(data: Any, event: str | None = None) -> bytes:
+    """One server-sent event: `data` as JSON (a str as it is, as `[DONE]`)."""
+    text = data if isinstance(data, str) else json.dumps(data)
+    head = f"event: {event}\n" if event is not None else ""
+    return f"{head}data: {text}\n\n".encode()
+
+
+def event_stream(*frames: bytes, cut: bool = False, hold: Any = None) -> Reply:
+    """A 200 `text/event-stream` reply of these frames, sent in `WIRE_CHUNK`-byte chunks
+    (an event is often split over two). `cut`: the connection is closed after the last
+    frame, without the body's end. `hold` (a callable): called after the first frame,
+    before the rest is sent (a test's way to see what arrived before the rest)."""
+    first, rest = (frames[0], b"".join(frames[1:])) if frames else (b"", b"")
+
+    def chunks() -> Iterator[bytes]:
+        yield from (first[i : i + WIRE_CHUNK] for i in range(0, len(first), WIRE_CHUNK))
+        if hold is not None:
+            hold()
+        yield from (rest[i : i + WIRE_CHUNK] for i in range(0, len(rest), WIRE_CHUNK))
+
+    return Reply(
+        200,
+        headers={"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"},
+        stream=chunks,
+        cut=cut,
+    )
+
+
+def openai_chunk(delta: dict[str, Any] | None, finish: str | None = None, **fields: Any) -> Any:
+    """A `chat.completion.chunk`: one choice with this delta (None: no choice)."""
+    choices = [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion.chunk",
+        "created": 1_700_000_000,
+        "model": "gpt-test",
+        "choices": choices if delta is not None else [],
+        **fields,
+    }
+
+
+def openai_chunks(body: dict[str, Any], include_usage: bool) -> list[Any]:
+    """The chunks Chat Completions streams for the reply `body`, in its order: the role,
+    then the text fields piece by piece, then each call (id and name, then its arguments
+    piece by piece), the finish reason, the usage when asked for, `[DONE]`."""
+    choice = body["choices"][0]
+    message = choice["message"]
+    extra = {"usage": None} if include_usage else {}
+    first: dict[str, Any] = {"role": "assistant", "content": None, "refusal": None}
+    if message.get("content") is not None and not message.get("tool_calls"):
+        first["content"] = ""  # as OpenAI does: text replies open with an empty content
+    out: list[Any] = [openai_chunk(first, **extra)]
+    for name in ("reasoning_content", "refusal", "content"):
+        value = message.get(name)
+        if isinstance(value, str):
+            out.extend(openai_chunk({name: piece}, **extra) for piece in pieces(value))
+    for index, call in enumerate(message.get("tool_calls") or []):
+        head = {
+            "index": index,
+            "id": call["id"],
+            "type": "function",
+            "function": {"name": call["function"]["name"], "arguments": ""},
+        }
+        out.append(openai_chunk({"tool_calls": [head]}, **extra))
+        out.extend(
+            openai_chunk(
+                {"tool_calls": [{"index": index, "function": {"arguments": piece}}]}, **extra
+            )
+            for piece in pieces(call["function"]["arguments"])
+        )
+    out.append(openai_chunk({}, choice["finish_reason"], **extra))
+    if include_usage:
+        out.append(openai_chunk(None, usage=body.get("usage")))
+    out.append("[DONE]")
+    return out
+
+
+def openai_stream(reply: Reply, request: Seen) -> Reply:
+    """For `server.stream_as`: the reply as Chat Completions streams it (its usage only
+    if the request asked, with `stream_options.include_usage`, as OpenAI does)."""
+    options = request.body.get("stream_options") or {}
+    chunks = openai_chunks(reply.body, include_usage=options.get("include_usage") is True)
+    return event_stream(*(sse_frame(chunk) for chunk in chunks))
+
+
+def anthropic_events(body: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The events the Messages API streams for the reply `body`, as (type, data)."""
+    usage = dict(body["usage"])
+    output_tokens = usage.pop("output_tokens", 0)
+    start = {**body, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
+    out: list[tuple[str, Any]] = [("message_start", {"type": "message_start", "message": start})]
+    out.append(("ping", {"type": "ping"}))
+    for index, block in enumerate(body["content"]):
+        out.append(
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": opening(block)},
+            )
+        )
+        out.extend(
+            ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d})
+            for d in block_deltas(block)
+        )
+        out.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    end = {"stop_reason": body["stop_reason"], "stop_sequence": None}
+    out.append(
+        (
+            "message_delta",
+            {"type": "message_delta", "delta": end, "usage": {"output_tokens": output_tokens}},
+        )
+    )
+    out.append(("message_stop", {"type": "message_stop"}))
+    return out
+
+
+def opening(block: dict[str, Any]) -> dict[str, Any]:
+    """A block as `content_block_start` gives it, before its deltas."""
+    kind = block["type"]
+    if kind == "text":
+        rest = {k: v for k, v in block.items() if k not in ("text", "citations")}
+        return {**rest, "text": ""}
+    if kind == "tool_use":
+        return {**block, "input": {}}
+    if kind == "thinking":
+        return {"type": "thinking", "thinking": ""}
+    return block  # redacted_thinking and the rest: whole
+
+
+def block_deltas(block: dict[str, Any]) -> list[dict[str, Any]]:
+    kind = block["type"]
+    if kind == "text":
+        cited = [{"type": "citations_delta", "citation": c} for c in block.get("citations") or []]
+        return cited + [{"type": "text_delta", "text": p} for p in pieces(block["text"])]
+    if kind == "tool_use":
+        text = json.dumps(block["input"]) if block["input"] else ""
+        return [{"type": "input_json_delta", "partial_json": p} for p in ["", *pieces(text)]]
+    if kind == "thinking":
+        thought = [{"type": "thinking_delta", "thinking": p} for p in pieces(block["thinking"])]
+        return [*thought, {"type": "signature_delta", "signature": block["signature"]}]
+    return []
+
+
+def anthropic_stream(reply: Reply, request: Seen) -> Reply:
+    """For `server.stream_as`: the reply as the Messages API streams it."""
+    return event_stream(*(sse_frame(data, event) for event, data in anthropic_events(reply.body)))

@@ -31,6 +31,7 @@ from tests.providers.fake_servers import (
     anthropic_conversation,
     anthropic_error,
     anthropic_reply,
+    anthropic_stream,
     anthropic_tool_use,
 )
 from tests.support import get_json, run_to_rest, transcript, usage
@@ -179,6 +180,33 @@ async def test_tool_loop__runs_end_to_end_over_the_wire(
     ]
     assert usage(await get_json(live, "/v1/sessions/s1")) == (166, 20, 4)
     assert usage(await get_json(live, f"/v1/runs/{run['id']}")) == (66, 13, 3)
+
+
+async def test_streamed__the_tool_loop_runs_the_same_over_streams(
+    live: httpx.AsyncClient, server: FakeServer, key: str
+) -> None:
+    server.stream_as = anthropic_stream
+    thinking = {"type": "thinking", "thinking": "2 + 3, with the tool.", "signature": "c2ln"}
+    server.push(
+        anthropic_blocks(
+            thinking, anthropic_tool_use("toolu_s1", "add", {"a": 2, "b": 3}), usage=(11, 3)
+        ),
+        anthropic_reply("2 + 3 = 5", usage=(20, 4)),
+    )
+    await define(live, server, stream=True, params={"thinking": {"type": "enabled"}})
+
+    run = await run_to_rest(live, "s1", {"agent_id": "claude", "input": QUESTION})
+
+    assert run["status"] == "finished", run
+    assert run["output"] == "2 + 3 = 5"
+    assert usage(run) == (31, 7, 2)
+    requests = server.seen()
+    assert [r.body["stream"] for r in requests] == [True, True]
+    # The vendor check passed: the streamed thinking block went back, signed, first.
+    assert requests[1].body["messages"][1]["content"] == [
+        thinking,
+        {"type": "tool_use", "id": "toolu_s1", "name": "add", "input": {"a": 2, "b": 3}},
+    ]
 
 
 async def test_parallel_calls__results_merged_into_one_user_message(

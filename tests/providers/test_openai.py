@@ -32,6 +32,7 @@ from tests.providers.fake_servers import (
     openai_conversation,
     openai_error,
     openai_reply,
+    openai_stream,
 )
 from tests.support import get_json, run_to_rest, transcript, usage
 
@@ -183,6 +184,32 @@ async def test_tool_loop__runs_end_to_end_over_the_wire(
     assert usage(session) == (166, 20, 4)
     fetched = await get_json(live, f"/v1/runs/{run['id']}")
     assert usage(fetched) == (66, 13, 3)
+
+
+async def test_streamed__the_tool_loop_runs_the_same_over_streams(
+    live: httpx.AsyncClient, server: FakeServer, key: str
+) -> None:
+    server.stream_as = openai_stream
+    server.push(
+        openai_reply(calls=[openai_call("call_s1", "add", {"a": 2, "b": 3})], usage=(11, 3)),
+        openai_reply("2 + 3 = 5", usage=(20, 4)),
+    )
+    await define(live, server, stream=True)
+
+    run = await run_to_rest(live, "s1", {"agent_id": "gpt", "input": QUESTION})
+
+    assert run["status"] == "finished", run
+    assert run["output"] == "2 + 3 = 5"
+    assert usage(run) == (31, 7, 2)  # counted from the streams' last chunks
+    items = await transcript(live, "s1")
+    call = items[2]["tool_calls"][0]
+    assert (call["provider_call_id"], call["arguments"]) == ("call_s1", {"a": 2, "b": 3})
+    assert items[3]["content"] == {"result": 5}
+    requests = server.seen()
+    assert [r.body["stream"] for r in requests] == [True, True]
+    # The vendor check passed: the streamed turn went back exactly as the model sent it.
+    turn = wire_turn(None, ("call_s1", {"a": 2, "b": 3}, {"result": 5}))
+    assert decoded(requests[1].body["messages"]) == OPENING + turn
 
 
 async def test_parallel_calls__one_turn_many_results_in_call_order(
