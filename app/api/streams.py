@@ -14,8 +14,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections import deque
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager, suppress
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -28,6 +30,8 @@ from app.domain.run import TERMINAL
 from app.settings import Settings
 from app.store import events
 from app.store import runs as run_store
+from app.store.deltas import DELTA_CHANNEL
+from app.store.events import EVENT_CHANNEL
 from app.store.unavailable import DATABASE_UNAVAILABLE, describe
 from app.store.wakeups import follow
 
@@ -38,9 +42,23 @@ PAGE = 500
 
 Key = tuple[str, str]  # (tenant_id, session_id)
 
+# Token deltas a stream holds for its client at most (they are small pieces of text).
+MAX_DELTAS = 1000
+
+
+@dataclass(eq=False)  # each is its own: kept in sets by identity
+class Watch:
+    """One stream's view of the hub: woken when its session may have new events, and the
+    token deltas that arrived for it since it last looked (ephemeral, at most
+    `MAX_DELTAS`: a stream that falls that far behind loses the oldest)."""
+
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    deltas: deque[tuple[str, int, str]] = field(default_factory=lambda: deque(maxlen=MAX_DELTAS))
+
 
 class EventHub:
-    """Wakes the streams of a session when its events change; started by the first one.
+    """Wakes the streams of a session when its events change, and hands them its token
+    deltas; listens (on one connection) from the first stream on.
 
     Streams read through `reading()`, which lets half the pool's connections read at
     once: a thousand streams waking (or connecting) together then take turns, instead of
@@ -50,29 +68,28 @@ class EventHub:
     def __init__(self, database_url: str, *, pool_size: int) -> None:
         self._url = database_url
         self._readers = asyncio.Semaphore(max(1, pool_size // 2))
-        self._waiting: dict[Key, set[asyncio.Event]] = {}
+        self._watches: dict[Key, set[Watch]] = {}
         self._stopping = asyncio.Event()
         self._listener: asyncio.Task[None] | None = None
+        # Set once the listener's LISTEN is in place (deltas sent before are not seen).
+        self.listening = False
 
     @contextmanager
-    def watching(self, tenant_id: str, session_id: str) -> Iterator[asyncio.Event]:
-        """An event set whenever the session may have new events (and once at the start
-        of listening, when anything may have been missed)."""
+    def watching(self, tenant_id: str, session_id: str) -> Iterator[Watch]:
         if self._listener is None:
-            self._listener = asyncio.create_task(
-                follow(self._url, events.EVENT_CHANNEL, self._notified, self._stopping)
-            )
+            handlers = {EVENT_CHANNEL: self._on_event, DELTA_CHANNEL: self._on_delta}
+            self._listener = asyncio.create_task(follow(self._url, handlers, self._stopping))
         key = (tenant_id, session_id)
-        wake = asyncio.Event()
-        self._waiting.setdefault(key, set()).add(wake)
+        watch = Watch()
+        self._watches.setdefault(key, set()).add(watch)
         try:
-            yield wake
+            yield watch
         finally:
-            waiters = self._waiting.get(key)
-            if waiters is not None:
-                waiters.discard(wake)
-                if not waiters:
-                    del self._waiting[key]
+            watches = self._watches.get(key)
+            if watches is not None:
+                watches.discard(watch)
+                if not watches:
+                    del self._watches[key]
 
     @asynccontextmanager
     async def reading(self, engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
@@ -82,21 +99,39 @@ class EventHub:
 
     @property
     def streams(self) -> int:
-        return sum(len(w) for w in self._waiting.values())
+        return sum(len(w) for w in self._watches.values())
 
-    def _notified(self, payload: str | None) -> None:
+    def _on_event(self, payload: str | None) -> None:
+        if payload is None:  # (re)connected: anything may have been missed
+            self.listening = True
+            for watches in self._watches.values():
+                for watch in watches:
+                    watch.wake.set()
+            return
+        for watch in self._watches_of(payload, 2):
+            watch.wake.set()
+
+    def _on_delta(self, payload: str | None) -> None:
         if payload is None:
-            for waiters in self._waiting.values():
-                for wake in waiters:
-                    wake.set()
             return
         try:
-            tenant_id, session_id = json.loads(payload)
+            _tenant, _session, run_id, n, text = json.loads(payload)
         except ValueError:
-            log.warning("ignored a malformed event notification: %r", payload)
+            log.warning("ignored a malformed delta notification: %r", payload[:200])
             return
-        for wake in self._waiting.get((tenant_id, session_id), ()):
-            wake.set()
+        for watch in self._watches_of(payload, 5):
+            watch.deltas.append((run_id, n, text))
+            watch.wake.set()
+
+    def _watches_of(self, payload: str, fields: int) -> set[Watch]:
+        try:
+            parsed = json.loads(payload)
+            tenant_id, session_id = parsed[0], parsed[1]
+            assert len(parsed) == fields
+        except (ValueError, IndexError, AssertionError, TypeError):
+            log.warning("ignored a malformed notification: %r", payload[:200])
+            return set()
+        return self._watches.get((tenant_id, session_id), set())
 
     async def aclose(self) -> None:
         self._stopping.set()
@@ -115,13 +150,21 @@ async def follow_events(
     after: int,
     run_id: UUID | None = None,
 ) -> AsyncIterator[ServerSentEvent]:
-    """A session's events after `after` as SSE, and then live; with `run_id`, only that
-    run's, ending after its terminal event (at once, if the client saw it already)."""
-    with hub.watching(tenant_id, session_id) as wake:
+    """A session's events after `after` as SSE, and then live, with token deltas as
+    `message.delta` events (no id: they are not in the log, and not replayed). With
+    `run_id`, only that run's, ending after its terminal event (at once, if the client
+    saw it already)."""
+    run = str(run_id) if run_id is not None else None
+    with hub.watching(tenant_id, session_id) as watch:
         last = after
         checked_end = run_id is None
         while True:
-            wake.clear()  # before the read: a notification during it is not lost
+            watch.wake.clear()  # before the read: a notification during it is not lost
+            while watch.deltas:
+                delta_run, n, text = watch.deltas.popleft()
+                if run is None or delta_run == run:
+                    data = json.dumps({"run_id": delta_run, "n": n, "text": text})
+                    yield ServerSentEvent(data=data, event="message.delta")
             try:
                 async with hub.reading(engine) as conn:
                     records = await events.list_events(
@@ -129,8 +172,8 @@ async def follow_events(
                     )
                     if not records and run_id is not None and not checked_end:
                         checked_end = True
-                        run = await run_store.get_run(conn, tenant_id, run_id)
-                        if run.status in TERMINAL:
+                        state = await run_store.get_run(conn, tenant_id, run_id)
+                        if state.status in TERMINAL:
                             return
             except DATABASE_UNAVAILABLE as exc:
                 # The response has started: no problem document can be sent now. End the
@@ -145,7 +188,7 @@ async def follow_events(
                 if run_id is not None and record.ends_run:
                     return
             if len(records) < PAGE:
-                await wake.wait()
+                await watch.wake.wait()
 
 
 def event_stream(

@@ -17,6 +17,7 @@ import logging
 import random
 import secrets
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol, TypeAlias, TypedDict, Unpack
@@ -223,8 +224,11 @@ class AgentLoop:
         journal: Journal,
         control: Control,
         retry: RetryPolicy | None = None,
+        on_delta: Callable[[str], None] | None = None,
     ) -> None:
         self.state = state
+        # Text of a streaming model's reply as it arrives, for stream clients: ephemeral.
+        self.on_delta = on_delta
         self.agent = agent
         self.model = model
         self.tools = tools
@@ -312,6 +316,7 @@ class AgentLoop:
             tools=self.agent.tools,
             position=self.state.position,
             attempt=self.state.attempts,
+            on_delta=self.on_delta,
         )
         return await self.model.generate(request)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import suppress
 
 import psycopg
@@ -22,17 +22,17 @@ log = logging.getLogger("perdure.wakeups")
 
 async def listen(url: str, on_wake: Callable[[], None], stopping: asyncio.Event) -> None:
     """Call `on_wake` on every run wake-up until `stopping` is set; reconnect on errors."""
-    await follow(url, WAKE_CHANNEL, lambda _payload: on_wake(), stopping)
+    await follow(url, {WAKE_CHANNEL: lambda _payload: on_wake()}, stopping)
 
 
 async def follow(
     url: str,
-    channel: str,
-    on_notify: Callable[[str | None], None],
+    handlers: Mapping[str, Callable[[str | None], None]],
     stopping: asyncio.Event,
 ) -> None:
-    """Call `on_notify` with each notification's payload on `channel` until `stopping` is
-    set, and with None once listening (again): whatever was sent before may be missed."""
+    """Call each channel's handler with each notification's payload, on one connection,
+    until `stopping` is set; and with None once listening (again), since whatever was
+    sent before may be missed."""
     delay = 0.5
     while not stopping.is_set():
         try:
@@ -40,14 +40,17 @@ async def follow(
                 libpq_url(url), autocommit=True, connect_timeout=5
             )
             async with conn:
-                await conn.execute(f"LISTEN {channel}")
+                for channel in handlers:
+                    await conn.execute(f"LISTEN {channel}")
                 delay = 0.5
-                on_notify(None)  # anything sent while we were away is found by a read
+                for handler in handlers.values():
+                    handler(None)  # anything sent while we were away is found by a read
                 while not stopping.is_set():
                     async for notice in conn.notifies(timeout=1.0):
-                        on_notify(notice.payload)
+                        handlers[notice.channel](notice.payload)
         except psycopg.Error as exc:
-            log.warning("listener on %s lost its connection (%s); reconnecting", channel, exc)
+            channels = ", ".join(handlers)
+            log.warning("listener on %s lost its connection (%s); reconnecting", channels, exc)
             with suppress(TimeoutError):
                 await asyncio.wait_for(stopping.wait(), timeout=delay)
             delay = min(delay * 2, 10.0)

@@ -41,6 +41,7 @@ from app.tools.dispatch import ToolDispatcher
 from app.tools.http_tool import HttpTools
 from app.worker import housekeeping
 from app.worker.connections import ConnectionGate
+from app.worker.deltas import DeltaSender
 from app.worker.housekeeping import Job, run_jobs
 from app.worker.saves import SaveQueue
 
@@ -105,13 +106,17 @@ class FencedJournal:
     in the worker's save queue (app/worker/saves.py) rather than fail for want of a
     connection."""
 
-    def __init__(self, saves: SaveQueue, control: RunControl) -> None:
+    def __init__(self, saves: SaveQueue, control: RunControl, deltas: DeltaSender) -> None:
         self.saves = saves
         self.control = control
+        self.deltas = deltas
         self.run_id = control.run_id
         self.token = control.lease_token
 
     async def save(self, write: CheckpointWrite) -> None:
+        if write.messages:
+            # A streamed turn's deltas reach clients before the turn's own event.
+            await self.deltas.flush()
         # It also clears the run's suspicion when the write is progress (write.progress).
         await self.saves.save(self.run_id, self.token, write)
         if write.progress:
@@ -147,6 +152,8 @@ class WorkerPool:
         # Hand-backs of runs given up get theirs too: the run pool having no connection
         # free may be why they were given up. It connects on first use.
         self.release_engine = create_engine(self.url, settings, pool_size=1)
+        # Token deltas of streaming models go out on one more, also made on first use.
+        self.deltas = DeltaSender(create_engine(self.url, settings, pool_size=1))
         # What the operator grants (app/capabilities.py), checked again at each call; the
         # one HTTP client checks every connection's address against PERDURE_EGRESS.
         self.capabilities = Capabilities.of(settings)
@@ -203,6 +210,7 @@ class WorkerPool:
         await self.heartbeat_engine.dispose()
         await self.claim_engine.dispose()
         await self.release_engine.dispose()
+        await self.deltas.aclose()
         log.info("worker %s stopped", self.owner)
 
     def _jobs(self) -> list[Job]:
@@ -336,9 +344,12 @@ class WorkerPool:
                     tenant_id=loaded.state.tenant_id,
                 ),
                 self.tools,
-                FencedJournal(self.saves, control),
+                FencedJournal(self.saves, control, self.deltas),
                 control,
                 self.retry,
+                on_delta=self.deltas.sender(
+                    loaded.state.tenant_id, loaded.state.session_id, run_id
+                ),
             )
             status = await loop.run()
             log.debug("run %s -> %s", run_id, status)
@@ -379,6 +390,7 @@ class WorkerPool:
             if self.active.get(run_id) is control:
                 del self.active[run_id]
                 del self._tasks[run_id]
+                self.deltas.forget(run_id)
             self._wake.set()
 
     async def _give_back(self, control: RunControl) -> None:
