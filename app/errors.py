@@ -184,3 +184,11 @@ class ResultAlreadyRecorded(LeaseLost):
     """A save carried a tool result for a call that had one already (a result is written
     once): the save committed nothing of it, and the writer must stop driving the run
     as if its lease were lost, since the database knows more than it does."""
+
+
+class WebhookNotFound(NotFound):
+    pass
+
+
+class WebhookUrlRefused(AppError):
+    """A webhook URL the operator's egress rule refuses (PERDURE_EGRESS)."""

@@ -12,7 +12,17 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from app import __version__, capabilities
 from app.api import problems
 from app.api.limits import BodySizeLimit
-from app.api.routes import agents, approvals, audit, health, history, keys, runs, sessions
+from app.api.routes import (
+    agents,
+    approvals,
+    audit,
+    health,
+    history,
+    keys,
+    runs,
+    sessions,
+    webhooks,
+)
 from app.api.streams import EventHub
 from app.db import create_engine
 from app.settings import Settings, get_settings
@@ -82,6 +92,7 @@ def create_app(
         approvals.router,
         keys.router,
         audit.router,
+        webhooks.router,
     ):
         app.include_router(router)
     return app

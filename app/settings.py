@@ -69,6 +69,20 @@ class Settings(BaseSettings):
     stream_ping_s: float = Field(default=15.0, gt=0)
     stream_send_timeout_s: float = Field(default=30.0, gt=0)
 
+    # Webhooks: each delivery attempt waits this long for an answer; failed ones (a
+    # timeout, no connection, 5xx, 429) are tried again after an exponential back-off
+    # with jitter (base, doubling, at most max; a 429's Retry-After if longer) until the
+    # delivery is `retry_for_s` old, then marked failed. Workers look for due deliveries
+    # every `poll_s` and send at most `concurrency` at once each; delivered and failed
+    # ones are deleted `keep_days` after.
+    webhook_timeout_s: float = Field(default=10.0, gt=0)
+    webhook_retry_base_s: float = Field(default=5.0, gt=0)
+    webhook_retry_max_s: float = Field(default=3600.0, gt=0)
+    webhook_retry_for_s: float = Field(default=86400.0, ge=0)
+    webhook_poll_s: float = Field(default=1.0, gt=0)
+    webhook_concurrency: int = Field(default=16, ge=1, le=1024)
+    webhook_keep_days: float = Field(default=7.0, gt=0)
+
     # -- Operator capabilities (DESIGN.md §12; the rules are in app/capabilities.py) --
     # Lists are comma-separated in the environment. Module prefixes whose functions may
     # be `python` tools (whole module names: `tests` allows `tests.tools`).

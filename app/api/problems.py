@@ -80,6 +80,9 @@ PROBLEMS: dict[type[errors.AppError], Problem] = {
     errors.IdempotencyKeyReused: Problem(
         422, "IDEMPOTENCY_KEY_REUSED", "The Idempotency-Key was used for another request"
     ),
+    errors.WebhookUrlRefused: Problem(
+        422, "WEBHOOK_URL_REFUSED", "The operator's egress rule refuses this URL"
+    ),
     errors.Unauthorized: Problem(401, "UNAUTHORIZED", "Authentication required"),
     errors.Forbidden: Problem(403, "FORBIDDEN", "Not allowed"),
     errors.SelfApproval: Problem(

@@ -11,6 +11,9 @@ run's), so it serialises a session's events without joining any lock cycle. A re
 that has seen id N therefore misses nothing by reading `id > N`. Each commit that writes
 events NOTIFYs `EVENT_CHANNEL` with `[tenant_id, session_id]`, which the API's streams
 listen on (a hint: they read the rows).
+
+Each insert into `events` also fills the webhook outbox (`webhook_deliveries`), by a
+statement trigger (migration 0013), in the same statement: see `store/webhooks.py`.
 """
 
 from __future__ import annotations
@@ -32,6 +35,28 @@ EVENT_CHANNEL = "perdure_events"
 
 # A run's last event: a run stream ends after it.
 TERMINAL_EVENTS = frozenset({"run.finished", "run.failed", "run.cancelled"})
+
+# Every type an event may have: what a webhook may subscribe to (besides `*`).
+EVENT_TYPES = frozenset(
+    {
+        "run.queued",
+        "run.started",
+        "run.taken_over",
+        "run.retrying",
+        "run.paused",
+        "run.cancel_requested",
+        "run.finished",
+        "run.failed",
+        "run.cancelled",
+        "turn.saved",
+        "tool.started",
+        "tool.settled",
+        "tool_results.received",
+        "approval.requested",
+        "approval.decided",
+        "agent.drift",
+    }
+)
 
 # A turn's text in its `turn.saved` event, at most: events carry small fields; the whole
 # message is read by its `seq`.

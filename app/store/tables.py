@@ -380,3 +380,56 @@ audit_events = Table(
     _created(),
 )
 Index("ix_audit_events_tenant_id", audit_events.c.tenant_id, audit_events.c.id)
+
+# Webhooks: a tenant's subscription of a URL to event types (`*`: all). The secret signs
+# each delivery (Standard Webhooks), so it is kept as given, and shown only at creation.
+webhooks = Table(
+    "webhooks",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    _tenant(),
+    Column("url", Text, nullable=False),
+    Column("events", ARRAY(Text), nullable=False),
+    Column("secret", Text, nullable=False),
+    _created(),
+)
+# What the outbox trigger probes for each new event: one index lookup when its tenant
+# has no webhook.
+Index("ix_webhooks_tenant_id", webhooks.c.tenant_id)
+
+# The outbox: one row per (webhook, event) it subscribes to, written in the statement
+# that writes the event (by the trigger `webhook_outbox` on `events`: migration 0013), so
+# a committed event is delivered even if its writer dies right after.
+# `pending` until delivered or given up (`failed`); a claim moves `next_attempt_at` past
+# its attempt, so a worker that dies while sending leaves it due again.
+webhook_deliveries = Table(
+    "webhook_deliveries",
+    metadata,
+    _tenant(),
+    Column("webhook_id", UUID(as_uuid=True), nullable=False),
+    Column("session_id", Text, nullable=False),
+    Column("event_id", BigInteger, nullable=False),
+    Column("status", Text, nullable=False, server_default=text("'pending'")),
+    Column("attempts", Integer, nullable=False, server_default=text("0")),
+    Column(
+        "next_attempt_at", DateTime(timezone=True), nullable=False, server_default=text("now()")
+    ),
+    Column("last_status", Integer, nullable=True),
+    Column("last_error", Text, nullable=True),
+    _created(),
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+    PrimaryKeyConstraint("webhook_id", "session_id", "event_id"),
+    ForeignKeyConstraint(["webhook_id"], ["webhooks.id"], ondelete="CASCADE"),
+    CheckConstraint("status IN ('pending', 'delivered', 'failed')", name="status"),
+)
+# Where workers look for due deliveries, and where pruning looks for finished ones.
+Index(
+    "ix_webhook_deliveries_due",
+    webhook_deliveries.c.next_attempt_at,
+    postgresql_where=text("status = 'pending'"),
+)
+Index(
+    "ix_webhook_deliveries_finished",
+    webhook_deliveries.c.finished_at,
+    postgresql_where=text("status <> 'pending'"),
+)

@@ -16,7 +16,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from uuid import UUID
 
-from app.store import approvals, leases, retention
+from app.store import approvals, leases, retention, webhooks
 from app.store.unavailable import DATABASE_UNAVAILABLE, describe
 from app.worker.connections import ConnectionGate
 
@@ -85,5 +85,20 @@ def prune_history(gate: ConnectionGate, days: float) -> Callable[[], Awaitable[N
             pruned = await retention.prune(conn, older_than_s=days * 86400)
         if pruned.sessions:
             log.info("pruned the history of %d finished sessions", pruned.sessions)
+
+    return run
+
+
+def prune_deliveries(gate: ConnectionGate, days: float) -> Callable[[], Awaitable[None]]:
+    """Drop webhook deliveries delivered or failed more than `days` ago
+    (PERDURE_WEBHOOK_KEEP_DAYS), a batch at a time until none is left."""
+
+    async def run() -> None:
+        while True:
+            async with gate.begin() as conn:
+                pruned = await webhooks.prune(conn, older_than_s=days * 86400)
+            if not pruned:
+                return
+            log.info("pruned %d finished webhook deliveries", pruned)
 
     return run

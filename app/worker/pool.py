@@ -44,6 +44,7 @@ from app.worker.connections import ConnectionGate
 from app.worker.deltas import DeltaSender
 from app.worker.housekeeping import Job, run_jobs
 from app.worker.saves import SaveQueue
+from app.worker.webhooks import WebhookSender
 
 log = logging.getLogger("perdure.worker")
 
@@ -163,6 +164,8 @@ class WorkerPool:
             self.capabilities.egress, max_connections=max(100, self.concurrency)
         )
         self.tools = ToolDispatcher(HttpTools(self.http, self.capabilities), self.capabilities)
+        # The webhook outbox's sender, on the same client: webhook URLs obey egress too.
+        self.webhooks = WebhookSender(self.gate, self.http, self.capabilities, settings)
         self.retry = RetryPolicy(
             settings.model_max_attempts, settings.retry_base_s, settings.retry_max_s
         )
@@ -183,6 +186,7 @@ class WorkerPool:
             asyncio.create_task(self._heartbeat_loop(), name="heartbeat"),
             asyncio.create_task(listen(self.url, self._wake.set, self._stopping), name="listen"),
             asyncio.create_task(run_jobs(self._jobs(), self._draining), name="housekeeping"),
+            asyncio.create_task(self.webhooks.run(self._draining), name="webhooks"),
         ]
         log.info("worker %s started (concurrency %d)", self.owner, self.concurrency)
 
@@ -226,6 +230,14 @@ class WorkerPool:
                 housekeeping.release_lapsed(self.gate, self.settings.lease_ttl_s),
             ),
         ]
+        jobs.append(
+            Job(
+                "webhook delivery pruning",
+                self.settings.retention_interval_s,
+                housekeeping.prune_deliveries(self.gate, self.settings.webhook_keep_days),
+                due_at=time.monotonic() + self.settings.retention_interval_s,
+            )
+        )
         if self.settings.retention_days is not None:
             jobs.append(
                 Job(

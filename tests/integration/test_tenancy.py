@@ -63,6 +63,7 @@ class World:
     run_id: str
     approval_id: str
     checkpoint_seq: int
+    webhook_id: str
 
 
 @pytest.fixture
@@ -99,6 +100,13 @@ async def world(client: httpx.AsyncClient, engine: AsyncEngine) -> World:
             )
         )
     run = runs[0]
+    # A webhook of A's, on a type these tests never write: no delivery changes A's rows.
+    hook = await client.post(
+        "/v1/webhooks",
+        json={"url": "https://acme.example.com/hook", "events": ["agent.drift"]},
+        headers=bearer(a_key),
+    )
+    assert hook.status_code == 201, hook.text
     saved = (await client.get(f"/v1/sessions/{SESSION}/checkpoints", headers=bearer(a_key))).json()[
         "items"
     ]
@@ -110,6 +118,7 @@ async def world(client: httpx.AsyncClient, engine: AsyncEngine) -> World:
         run_id=run["id"],
         approval_id=run["pending_approvals"][0]["id"],
         checkpoint_seq=saved[0]["seq"],
+        webhook_id=hook.json()["id"],
     )
 
 
@@ -184,6 +193,19 @@ CASES: dict[tuple[str, str], tuple[str, str, dict[str, Any] | None]] = {
         f"/v1/sessions/{SESSION}/runs",
         {"input": "hi"},
     ),
+    ("get", "/v1/webhooks"): ("list", "/v1/webhooks", None),
+    ("post", "/v1/webhooks"): (
+        "create",
+        "/v1/webhooks",
+        {"url": "https://globex.example.com/hook", "events": ["*"]},
+    ),
+    ("get", "/v1/webhooks/{webhook_id}"): ("object", "/v1/webhooks/{webhook_id}", None),
+    ("delete", "/v1/webhooks/{webhook_id}"): ("object", "/v1/webhooks/{webhook_id}", None),
+    ("get", "/v1/webhooks/{webhook_id}/deliveries"): (
+        "object",
+        "/v1/webhooks/{webhook_id}/deliveries",
+        None,
+    ),
 }
 
 OPERATIONS = sorted(
@@ -233,6 +255,7 @@ async def test_bola_matrix(
         approval_id=world.approval_id,
         prefix=world.a_spare_prefix,
         seq=world.checkpoint_seq,
+        webhook_id=world.webhook_id,
     )
     (requirement,) = SPEC["paths"][path][method]["security"]
     (scope,) = requirement["ApiKey"]
@@ -266,6 +289,8 @@ async def test_bola_matrix(
         world.run_id,
         world.approval_id,
         world.a_spare_prefix,
+        world.webhook_id,
+        "acme.example.com",
     ):
         if secret not in url:
             assert secret not in as_b.text
