@@ -48,6 +48,7 @@ WITH fence AS (
            input_seq = COALESCE(input_seq, CAST(%(input_seq)s AS bigint)),
            output = COALESCE(CAST(%(output)s AS text), output),
            finish_reason = CAST(%(finish_reason)s AS text),
+           budget_exceeded = CAST(%(budget_exceeded)s AS jsonb),
            -- Untouched while the run keeps its lease: not_before is indexed (the claim's
            -- partial index), and leaving it alone keeps these updates HOT.
            not_before = CASE WHEN %(keep_lease)s THEN not_before
@@ -109,6 +110,13 @@ WITH fence AS (
       FROM new_approvals n, fence f
      WHERE t.tenant_id = f.tenant_id AND t.session_id = f.session_id
        AND t.tool_call_id = n.tool_call_id
+), budget_event AS (
+    -- The budget that ended the run, as an event, written only if the fence held.
+    INSERT INTO run_events (tenant_id, run_id, session_id, type, data)
+    SELECT f.tenant_id, %(run_id)s, f.session_id, 'run.budget_exceeded',
+           CAST(%(budget_exceeded)s AS jsonb)
+      FROM fence f
+     WHERE CAST(%(budget_exceeded)s AS jsonb) IS NOT NULL
 ), saved AS (
     INSERT INTO checkpoints (tenant_id, session_id, seq, run_id, step, status, usage,
                              message_count, saved_at, fingerprint)
@@ -248,6 +256,9 @@ def _checkpoint_params(run_id: UUID, token: int, write: CheckpointWrite) -> dict
         "input_seq": write.input_seq,
         "output": write.output,
         "finish_reason": write.finish_reason,
+        "budget_exceeded": (
+            _json(write.budget_exceeded.as_dict()) if write.budget_exceeded is not None else None
+        ),
         "delay_s": float(write.delay_s),
         "keep_lease": write.status is RunStatus.RUNNING,
         "progress": write.progress,
