@@ -152,6 +152,14 @@ class InvalidDefinition(InvalidInput):
     """An agent definition that parses but cannot work (a bad JSON Schema, duplicate tools)."""
 
 
+class BudgetInvalid(InvalidInput):
+    """A budget a send sets that cannot be checked (a cost limit without a price)."""
+
+
+class SessionBudgetExhausted(AppError):
+    """A send would start a run on a session that has spent a limit of its budget."""
+
+
 class DatabaseUnavailable(AppError):
     pass
 

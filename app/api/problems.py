@@ -76,6 +76,10 @@ PROBLEMS: dict[type[errors.AppError], Problem] = {
     errors.RunNotResumable: Problem(409, "RUN_NOT_RESUMABLE", "The run cannot be resumed"),
     errors.RunNotCancellable: Problem(409, "RUN_NOT_CANCELLABLE", "The run has already ended"),
     errors.InvalidDefinition: Problem(422, "VALIDATION_FAILED", "Invalid agent definition"),
+    errors.BudgetInvalid: Problem(422, "VALIDATION_FAILED", "Invalid budget"),
+    errors.SessionBudgetExhausted: Problem(
+        409, "SESSION_BUDGET_EXHAUSTED", "The session has spent its budget"
+    ),
     errors.DatabaseUnavailable: Problem(503, "DATABASE_UNAVAILABLE", "Database unavailable"),
     errors.IdempotencyKeyReused: Problem(
         422, "IDEMPOTENCY_KEY_REUSED", "The Idempotency-Key was used for another request"

@@ -18,6 +18,7 @@ from pydantic import (
 
 from app import errors
 from app.domain.agent import ID_PATTERN, AgentDefinition, Strict
+from app.domain.budget import Budget
 from app.domain.fork import ForkPatch
 from app.domain.run import Entry, Message, ToolCall
 from app.store.agents import AgentVersion
@@ -27,6 +28,7 @@ from app.store.history import CheckpointRecord
 from app.store.runs import RunRecord
 from app.store.sessions import SessionRecord
 from app.store.tool_outputs import AwaitedCall
+from app.store.usage import AgentUsage
 
 SESSION_ID = re.compile(ID_PATTERN)
 MAX_INPUT_MESSAGES = 100
@@ -103,6 +105,17 @@ class SendRequest(Strict):
     on_drift: Literal["warn", "error", "ignore"] | None = Field(
         default=None, description="What a changed definition does (default: the agent's)."
     )
+    budget: Budget | None = Field(
+        default=None,
+        description="Limits for this run, over the agent's `budget` (each one given "
+        "replaces the agent's). Raising one above the agent's needs 'agents:write'.",
+    )
+    session_budget: Budget | None = Field(
+        default=None,
+        description="Limits for all runs of this session, over the agent's "
+        "`session_budget`; kept for later sends. Raising one above the agent's needs "
+        "'agents:write'.",
+    )
 
     def input_messages(self) -> list[dict[str, Any]]:
         if isinstance(self.input, str):
@@ -118,11 +131,44 @@ class Usage(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     model_calls: int = 0
+    tool_calls: int = Field(default=0, description="Calls Perdure executed (http, python).")
+    cost_usd: float = Field(default=0.0, description="From the model's `price`.")
+    wall_time_s: float = Field(
+        default=0.0,
+        description="Time driven by a worker; not queued, nor paused for a human or a client tool.",
+    )
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def total_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
+
+
+class AgentUsageOut(BaseModel):
+    agent_id: str
+    sessions: int = Field(description="Sessions of the agent that have runs.")
+    runs: int
+    usage: Usage = Field(description="What all runs of the agent's sessions spent.")
+
+    @classmethod
+    def of(cls, agent_id: str, spent: AgentUsage) -> AgentUsageOut:
+        return cls(
+            agent_id=agent_id,
+            sessions=spent.sessions,
+            runs=spent.runs,
+            usage=Usage(**spent.usage.as_dict()),
+        )
+
+
+class BudgetExceeded(BaseModel):
+    """The limit that ended a run (`finish_reason` "budget_exceeded")."""
+
+    scope: Literal["run", "session"] = Field(
+        description="`run`: the run's own budget; `session`: all runs of its session."
+    )
+    limit: str = Field(description="The limit's name, e.g. `max_tool_calls`.")
+    max: float
+    used: float = Field(description="What the run (or session) had spent when checked.")
 
 
 class PendingApproval(BaseModel):
@@ -152,6 +198,10 @@ class RunOut(BaseModel):
     last_error: dict[str, Any] | None
     output: str | None
     finish_reason: str | None
+    budget: Budget = Field(description="The run's own limits (the agent's under the send's).")
+    budget_exceeded: BudgetExceeded | None = Field(
+        description="Which limit ended the run, when `finish_reason` is `budget_exceeded`."
+    )
     cancel_requested: bool
     input: list[dict[str, Any]]
     pending_approvals: list[PendingApproval] = Field(default_factory=list)
@@ -194,6 +244,10 @@ class RunOut(BaseModel):
             last_error=run.last_error,
             output=run.output,
             finish_reason=run.finish_reason,
+            budget=Budget.model_validate(run.budget or {}),
+            budget_exceeded=(
+                BudgetExceeded(**run.budget_exceeded) if run.budget_exceeded is not None else None
+            ),
             cancel_requested=run.cancel_requested,
             input=run.input,
             created_at=run.created_at,
@@ -225,7 +279,11 @@ class SessionOut(BaseModel):
     last_run_id: str | None
     run_count: int
     checkpoint_seq: int
-    usage: Usage
+    usage: Usage = Field(description="What all runs of the session spent.")
+    budget: Budget = Field(
+        description="Limits on all runs of the session: the agent's `session_budget` "
+        "under what sends set. A send once one is spent is 409 SESSION_BUDGET_EXHAUSTED."
+    )
     metadata: dict[str, Any]
     created_at: datetime
     updated_at: datetime
@@ -240,7 +298,8 @@ class SessionOut(BaseModel):
             last_run_id=session.last_run_id,
             run_count=session.run_count,
             checkpoint_seq=session.checkpoint_seq,
-            usage=Usage(**session.usage),
+            usage=Usage(**session.usage.as_dict()),
+            budget=session.budget,
             metadata=session.metadata,
             created_at=session.created_at,
             updated_at=session.updated_at,

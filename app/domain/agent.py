@@ -15,24 +15,18 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from pydantic import (
     AfterValidator,
-    BaseModel,
-    ConfigDict,
     Field,
     field_validator,
     model_validator,
 )
 
+from app.domain.budget import Budget, Usage
+from app.domain.strict import Strict as Strict  # request bodies import it from here
+
 ID_PATTERN = r"^[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,198}[A-Za-z0-9_\-]$|^[A-Za-z0-9_\-]$"
 TOOL_NAME_PATTERN = r"^[A-Za-z0-9_\-]{1,64}$"
 MAX_TOOLS = 128
 MAX_SCRIPT = 10_000
-
-
-class Strict(BaseModel):
-    """Unknown fields are an error (clients must not set what the server owns), and values
-    must already have the declared types: what the schema says is what is accepted."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 def check_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
@@ -78,6 +72,18 @@ def _resolves(schema: dict[str, Any], ref: str) -> bool:
 # -- models ------------------------------------------------------------------------------
 
 
+class Price(Strict):
+    """What the model's tokens cost, in US dollars per million tokens."""
+
+    input_per_mtok: float = Field(ge=0, le=1_000_000)
+    output_per_mtok: float = Field(ge=0, le=1_000_000)
+
+    def cost_usd(self, usage: Usage) -> float:
+        return (
+            usage.input_tokens * self.input_per_mtok + usage.output_tokens * self.output_per_mtok
+        ) / 1_000_000
+
+
 class ScriptCall(Strict):
     name: str = Field(min_length=1, max_length=64)
     arguments: dict[str, Any] = Field(default_factory=dict)
@@ -105,6 +111,12 @@ class ScriptReply(Strict):
         return self
 
 
+PRICE_NOTE = (
+    "What the model's tokens cost: makes usage.cost_usd, and is required by a budget's "
+    "max_cost_usd."
+)
+
+
 class ScriptedModel(Strict):
     """Replies by position: the k-th model call of a session gets `script[k]`.
 
@@ -115,6 +127,7 @@ class ScriptedModel(Strict):
     provider: Literal["scripted"]
     name: str = Field(default="scripted", max_length=200)
     script: list[ScriptReply] = Field(min_length=1, max_length=MAX_SCRIPT)
+    price: Price | None = Field(default=None, description=PRICE_NOTE)
 
 
 def check_http_url(value: str) -> str:
@@ -158,6 +171,7 @@ class RemoteModel(Strict):
             "text can be passed on as it arrives. The saved turn is the same either way."
         ),
     )
+    price: Price | None = Field(default=None, description=PRICE_NOTE)
 
     @field_validator("params")
     @classmethod
@@ -185,6 +199,8 @@ class AnthropicModel(RemoteModel):
     provider: Literal["anthropic"]
     base_url: HttpUrl = "https://api.anthropic.com"
 
+
+UNPRICED = "a cost budget needs the model's price (model.price)"
 
 ModelSpec = Annotated[ScriptedModel | OpenAIModel | AnthropicModel, Field(discriminator="provider")]
 
@@ -313,6 +329,22 @@ class AgentDefinition(Strict):
     max_steps: int = Field(default=20, ge=1, le=1000)
     tool_concurrency: int = Field(default=4, ge=1, le=64)
     on_drift: Literal["warn", "error", "ignore"] = "warn"
+    budget: Budget = Field(
+        default_factory=Budget,
+        description="Limits on what each run may spend; a send may override them.",
+    )
+    session_budget: Budget = Field(
+        default_factory=Budget,
+        description="Limits on what all runs of a session together may spend; a send's "
+        "`session_budget` overrides them for its session.",
+    )
+
+    @model_validator(mode="after")
+    def _cost_budget_has_a_price(self) -> AgentDefinition:
+        for where, budget in (("budget", self.budget), ("session_budget", self.session_budget)):
+            if budget.max_cost_usd is not None and self.model.price is None:
+                raise ValueError(f"{where}.max_cost_usd: {UNPRICED}")
+        return self
 
     @model_validator(mode="after")
     def _unique_tool_names(self) -> AgentDefinition:

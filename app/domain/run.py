@@ -12,6 +12,9 @@ from enum import StrEnum
 from typing import Any
 from uuid import UUID
 
+from app.domain.budget import Budget, Exceeded
+from app.domain.budget import Usage as Usage  # where the engine and stores have found it
+
 
 class RunStatus(StrEnum):
     QUEUED = "queued"
@@ -40,34 +43,6 @@ class CallStatus(StrEnum):
 
 
 UNSETTLED = frozenset({CallStatus.PENDING, CallStatus.RUNNING})
-
-
-@dataclass
-class Usage:
-    input_tokens: int = 0
-    output_tokens: int = 0
-    model_calls: int = 0
-
-    def add(self, other: Usage) -> None:
-        self.input_tokens += other.input_tokens
-        self.output_tokens += other.output_tokens
-        self.model_calls += other.model_calls
-
-    def as_dict(self) -> dict[str, int]:
-        return {
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "model_calls": self.model_calls,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> Usage:
-        data = data or {}
-        return cls(
-            input_tokens=int(data.get("input_tokens", 0)),
-            output_tokens=int(data.get("output_tokens", 0)),
-            model_calls=int(data.get("model_calls", 0)),
-        )
 
 
 @dataclass
@@ -165,6 +140,11 @@ class RunState:
     next_checkpoint_seq: int
     # Model calls made in this session so far: the scripted model's position.
     position: int
+    # What this run may spend, and what all runs of its session may (with what the
+    # session's other runs have spent: they do not change while this one runs).
+    budget: Budget = field(default_factory=Budget)
+    session_budget: Budget = field(default_factory=Budget)
+    session_usage: Usage = field(default_factory=Usage)
     calls: dict[str, ToolCall] = field(init=False)
     # Transcript entries a reader sees: messages plus settled calls.
     visible_count: int = field(init=False)
@@ -247,6 +227,8 @@ class CheckpointWrite:
     delay_s: float = 0.0
     save: bool = True
     fingerprint: str | None = None
+    # The budget that ended the run (`finish_reason` "budget_exceeded"), and its event.
+    budget_exceeded: Exceeded | None = None
 
     @property
     def progress(self) -> bool:

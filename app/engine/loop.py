@@ -16,6 +16,7 @@ import asyncio
 import logging
 import random
 import secrets
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from app.domain.agent import (
     needs_approval,
 )
 from app.domain.arguments import SchemaUnusable, argument_errors
+from app.domain.budget import Exceeded
 from app.domain.run import (
     ApprovalStatus,
     CallStatus,
@@ -162,6 +164,7 @@ class WriteFields(TypedDict, total=False):
     attempts: int
     last_error: dict[str, Any] | None
     delay_s: float
+    budget_exceeded: Exceeded | None
 
 
 class CommitFields(WriteFields, total=False):
@@ -224,6 +227,7 @@ class AgentLoop:
         journal: Journal,
         control: Control,
         retry: RetryPolicy | None = None,
+        clock: Callable[[], float] = time.monotonic,
         on_delta: Callable[[str], None] | None = None,
     ) -> None:
         self.state = state
@@ -241,6 +245,13 @@ class AgentLoop:
         self._fingerprint = str(fingerprint(agent)["digest"])
         # Saves of one run are strictly sequential: each takes the next checkpoint seq.
         self._save_lock = asyncio.Lock()
+        # Wall time counts while a worker drives the run: the saved time plus this drive's.
+        self._clock = clock
+        self._driven_since = clock()
+        self._wall_time_before = state.usage.wall_time_s
+        # Tool calls started whose results are not saved yet: a budget check counts them,
+        # so calls that run at once cannot all pass the same check.
+        self._tools_in_flight = 0
 
     # -- the loop ------------------------------------------------------------------------
 
@@ -271,6 +282,9 @@ class AgentLoop:
             await self._append_input()
         while self.state.steps < self.state.max_steps:
             self._check_stop(boundary=True)
+            exceeded = self._over_budget(before_tool_call=False)
+            if exceeded is not None:
+                return await self._end_over_budget(exceeded)
             try:
                 reply = await self._call_model()
             except ModelError as exc:
@@ -342,8 +356,10 @@ class AgentLoop:
         message = NewMessage(
             message_seq, "assistant", reply.text, [c.id for c in calls], reply.provider_data
         )
-        usage = Usage(**state.usage.as_dict())
-        usage.add(reply.usage)
+        spent = Usage(**reply.usage.as_dict())
+        price = self.agent.model.price
+        spent.cost_usd = price.cost_usd(spent) if price is not None else 0.0
+        usage = state.usage.plus(spent)
         usage.model_calls += 1
         steps = state.steps + 1
         # Classified before the save, so that it can say which calls start right after it.
@@ -367,7 +383,7 @@ class AgentLoop:
                 output=reply.text,
                 finish_reason="stop",
             )
-        state.steps, state.usage, state.attempts = steps, usage, 0
+        state.steps, state.attempts = steps, 0
         state.position += 1
         return plan
 
@@ -409,7 +425,11 @@ class AgentLoop:
             await self._commit(RunStatus.RUNNING, settlements=immediate)
         runnable = [p for p in plan if isinstance(p, Runnable)]
         if runnable:
-            await self._execute(runnable)
+            exceeded = await self._execute(runnable)
+            if exceeded is not None:
+                # The calls not started stay pending: a later run of the session (with a
+                # raised budget) runs them first, as it would after a failure.
+                return await self._end_over_budget(exceeded)
         gated = [p for p in plan if isinstance(p, Gated)]
         if gated:
             await self._pause_for_approval(gated)
@@ -478,10 +498,13 @@ class AgentLoop:
             return ToolOutcome.error("invalid_arguments", errors[0].message, details=details)
         return None
 
-    async def _execute(self, runnable: list[Runnable]) -> None:
+    async def _execute(self, runnable: list[Runnable]) -> Exceeded | None:
+        """Run the calls, saving results as they settle. Returns the budget that stopped
+        calls from starting, if one did (those that started finish and are saved)."""
         gate = asyncio.Semaphore(self.agent.tool_concurrency)
         not_started: list[str] = []
         short_of_lease: list[str] = []
+        over_budget: list[Exceeded] = []
 
         async def one(item: Runnable) -> Settlement | None:
             call = item.call
@@ -495,6 +518,12 @@ class AgentLoop:
                     # start no more; those running finish and are saved; then hand back.
                     short_of_lease.append(call.id)
                     return None
+                exceeded = over_budget[0] if over_budget else self._over_budget()
+                if exceeded is not None:
+                    over_budget.append(exceeded)
+                    return None
+                # No await between the check and this: a concurrent call's check sees it.
+                self._tools_in_flight += 1
                 if item.at_most_once:
                     # The intent record: committed before the call, so a crash during it
                     # leaves `running` behind and the call is never started again.
@@ -531,7 +560,7 @@ class AgentLoop:
                 # together: still as soon as it can be, with fewer commits.
                 settled = [s for s in (t.result() for t in done) if isinstance(s, Settlement)]
                 if settled:
-                    await self._commit(RunStatus.RUNNING, settlements=settled)
+                    await self._commit(RunStatus.RUNNING, settlements=settled, executed=settled)
         finally:
             for task in (*pending, stop):
                 task.cancel()
@@ -540,6 +569,7 @@ class AgentLoop:
             raise RunStopped(StopReason.SHUTDOWN)
         if short_of_lease:
             raise RunStopped(StopReason.LEASE_MARGIN)
+        return over_budget[0] if over_budget else None
 
     async def _pause_for_approval(self, gated: list[Gated]) -> None:
         """One save: an approval per gated call, the run `awaiting_approval`, lease released."""
@@ -554,6 +584,48 @@ class AgentLoop:
             for g in gated
         ]
         await self._commit(RunStatus.AWAITING_APPROVAL, approvals=approvals)
+
+    # -- budgets -------------------------------------------------------------------------
+
+    def _usage_now(self) -> Usage:
+        """The run's usage as a budget sees it: what was saved, this drive's wall time so
+        far, and the tool calls running now."""
+        usage = Usage(**self.state.usage.as_dict())
+        usage.wall_time_s = self._wall_time()
+        usage.tool_calls += self._tools_in_flight
+        return usage
+
+    def _wall_time(self) -> float:
+        return round(self._wall_time_before + (self._clock() - self._driven_since), 3)
+
+    def _over_budget(self, *, before_tool_call: bool = True) -> Exceeded | None:
+        """The run's or its session's budget that is spent, if one is. Before a tool call
+        the model-call limit does not apply: the call was asked for by a call it allowed."""
+        state = self.state
+        usage = self._usage_now()
+        skip = frozenset({"max_model_calls"}) if before_tool_call else frozenset()
+        exceeded = state.budget.first_spent(usage, skip=skip)
+        if exceeded is None:
+            spent = state.session_budget.first_spent(state.session_usage.plus(usage), skip=skip)
+            exceeded = spent.of_session() if spent is not None else None
+        return exceeded
+
+    async def _end_over_budget(self, exceeded: Exceeded) -> RunStatus:
+        log.info(
+            "run %s: %s budget %s spent (%s of %s)",
+            self.state.run_id,
+            exceeded.scope,
+            exceeded.limit,
+            exceeded.used,
+            exceeded.max,
+        )
+        await self._commit(
+            RunStatus.FINISHED,
+            output=self._last_text(),
+            finish_reason="budget_exceeded",
+            budget_exceeded=exceeded,
+        )
+        return RunStatus.FINISHED
 
     # -- stopping ------------------------------------------------------------------------
 
@@ -582,12 +654,28 @@ class AgentLoop:
 
     # -- bookkeeping ---------------------------------------------------------------------
 
-    async def _commit(self, status: RunStatus, **fields: Unpack[CommitFields]) -> None:
-        """Save one checkpoint, then apply it to the in-memory state (once it is durable)."""
+    async def _commit(
+        self,
+        status: RunStatus,
+        *,
+        executed: list[Settlement] | None = None,
+        **fields: Unpack[CommitFields],
+    ) -> None:
+        """Save one checkpoint, then apply it to the in-memory state (once it is durable).
+
+        Every save carries the run's wall time so far, and counts the tool calls whose
+        results it saves (`executed`).
+        """
         async with self._save_lock:
             state = self.state
+            usage = Usage(**fields.get("usage", state.usage).as_dict())
+            usage.wall_time_s = self._wall_time()
+            usage.tool_calls += len(executed or [])
+            fields["usage"] = usage
             write = checkpoint_write(state, status, fingerprint=self._fingerprint, **fields)
             await self.journal.save(write)
+            state.usage = write.usage
+            self._tools_in_flight -= len(executed or [])
             for message in write.messages:
                 state.append(
                     Message(

@@ -46,12 +46,13 @@ WITH fence AS (
     UPDATE runs
        SET status = %(status)s,
            steps = %(steps)s,
-           usage = CAST(%(usage)s AS jsonb),
+           usage = %(usage)s::jsonb,
            attempts = %(attempts)s,
-           last_error = CAST(%(last_error)s AS jsonb),
-           input_seq = COALESCE(input_seq, CAST(%(input_seq)s AS bigint)),
-           output = COALESCE(CAST(%(output)s AS text), output),
-           finish_reason = CAST(%(finish_reason)s AS text),
+           last_error = %(last_error)s::jsonb,
+           input_seq = COALESCE(input_seq, %(input_seq)s::bigint),
+           output = COALESCE(%(output)s::text, output),
+           finish_reason = %(finish_reason)s::text,
+           budget_exceeded = %(budget_exceeded)s::jsonb,
            -- Untouched while the run keeps its lease: not_before is indexed (the claim's
            -- partial index), and leaving it alone keeps these updates HOT.
            not_before = CASE WHEN %(keep_lease)s THEN not_before
@@ -69,7 +70,7 @@ WITH fence AS (
     INSERT INTO messages (tenant_id, session_id, seq, run_id, role, content, checkpoint_seq)
     SELECT f.tenant_id, f.session_id, m.seq, %(run_id)s, m.role, m.content, %(checkpoint_seq)s
       FROM fence f,
-           jsonb_to_recordset(CAST(%(messages)s AS jsonb))
+           jsonb_to_recordset(%(messages)s::jsonb)
                AS m(seq bigint, role text, content jsonb)
 ), new_calls AS (
     INSERT INTO tool_calls (tenant_id, session_id, tool_call_id, seq, run_id, message_seq,
@@ -77,7 +78,7 @@ WITH fence AS (
     SELECT f.tenant_id, f.session_id, c.id, c.seq, %(run_id)s, c.message_seq, c.idx, c.name,
            c.arguments, 'pending', %(checkpoint_seq)s, c.provider_call_id
       FROM fence f,
-           jsonb_to_recordset(CAST(%(calls)s AS jsonb))
+           jsonb_to_recordset(%(calls)s::jsonb)
                AS c(id text, seq bigint, message_seq bigint, idx int, name text,
                     arguments jsonb, provider_call_id text)
 ), settled AS (
@@ -89,7 +90,7 @@ WITH fence AS (
            result_checkpoint_seq = CASE WHEN s.status = 'running' THEN NULL
                                         ELSE %(checkpoint_seq)s END
       FROM fence f,
-           jsonb_to_recordset(CAST(%(settlements)s AS jsonb))
+           jsonb_to_recordset(%(settlements)s::jsonb)
                AS s(tool_call_id text, status text, result jsonb)
      WHERE t.tenant_id = f.tenant_id
        AND t.session_id = f.session_id
@@ -104,7 +105,7 @@ WITH fence AS (
            clock_timestamp() + make_interval(secs => a.timeout_s),
            clock_timestamp()
       FROM fence f,
-           jsonb_to_recordset(CAST(%(approvals)s AS jsonb))
+           jsonb_to_recordset(%(approvals)s::jsonb)
                AS a(id uuid, tool_call_id text, tool text, arguments jsonb, timeout_s float8)
     RETURNING id, tool_call_id
 ), gated AS (
@@ -117,8 +118,8 @@ WITH fence AS (
     INSERT INTO checkpoints (tenant_id, session_id, seq, run_id, step, status, usage,
                              message_count, saved_at, fingerprint)
     SELECT f.tenant_id, f.session_id, %(checkpoint_seq)s, %(run_id)s, %(steps)s, %(status)s,
-           CAST(%(usage)s AS jsonb), %(message_count)s, clock_timestamp(),
-           CAST(%(fingerprint)s AS text)
+           %(usage)s::jsonb, %(message_count)s, clock_timestamp(),
+           %(fingerprint)s::text
       FROM fence f
      WHERE %(save)s
 ), evs AS (
@@ -129,7 +130,7 @@ WITH fence AS (
                 THEN e.value -> 'data' || jsonb_build_object('next_attempt_at', f.not_before)
                 ELSE e.value -> 'data' END AS data,
            e.ordinality AS ord
-      FROM fence f, jsonb_array_elements(CAST(%(events)s AS jsonb)) WITH ORDINALITY AS e
+      FROM fence f, jsonb_array_elements(%(events)s::jsonb) WITH ORDINALITY AS e
 ), {appending("evs")}
 SELECT (SELECT count(*) FROM fence) AS fenced, (SELECT count(*) FROM settled) AS settled
 """)  # noqa: S608 (composed of constants only)
@@ -261,6 +262,9 @@ def _checkpoint_params(run_id: UUID, token: int, write: CheckpointWrite) -> dict
         "input_seq": write.input_seq,
         "output": write.output,
         "finish_reason": write.finish_reason,
+        "budget_exceeded": (
+            _json(write.budget_exceeded.as_dict()) if write.budget_exceeded is not None else None
+        ),
         "delay_s": float(write.delay_s),
         "keep_lease": write.status is RunStatus.RUNNING,
         "progress": write.progress,

@@ -178,6 +178,8 @@ def of_checkpoint(write: CheckpointWrite) -> list[Event]:
     elif status is RunStatus.QUEUED:
         out.append(Event("run.queued", {"reason": "handed_back"}))
     elif status is RunStatus.FINISHED:
+        if write.budget_exceeded is not None:
+            out.append(Event("run.budget_exceeded", write.budget_exceeded.as_dict()))
         out.append(
             Event("run.finished", {"finish_reason": write.finish_reason, "steps": write.steps})
         )

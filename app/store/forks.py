@@ -99,6 +99,7 @@ async def fork(
                 run_count=1,
                 parent_session_id=source_id,
                 parent_checkpoint_seq=saved.seq,
+                budget=source.budget,
             )
             .on_conflict_do_nothing(index_elements=[sessions.c.tenant_id, sessions.c.id])
             .returning(sessions.c.id)
@@ -115,7 +116,11 @@ async def fork(
         checkpoint_seq = saved.seq + 1
         await _apply_patch(conn, tenant_id, fork_id, saved, patch, checkpoint_seq)
     source_run = (
-        await conn.execute(select(runs.c.max_steps).where(runs.c.id == saved.run_id))
+        await conn.execute(
+            select(runs.c.max_steps, runs.c.budget).where(
+                runs.c.tenant_id == tenant_id, runs.c.id == saved.run_id
+            )
+        )
     ).first()
     run_id = uuid.uuid4()
     await conn.execute(
@@ -129,7 +134,10 @@ async def fork(
             agent_version=source.agent_version,
             steps=saved.step,
             max_steps=source_run.max_steps if source_run else 20,
+            # The source run's usage at the save and its budget: a fork continues both, so
+            # forking is no way around a limit.
             usage=saved.usage,
+            budget=source_run.budget if source_run else None,
             created_by=created_by,
         )
     )

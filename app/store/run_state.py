@@ -6,15 +6,18 @@ Workers are tenant-blind: they name a run by its id, and take its tenant from th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 from uuid import UUID
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.domain.agent import AgentDefinition
+from app.domain.budget import Budget
 from app.domain.run import Message, RunState, Usage
 from app.store.tables import agent_versions, runs, sessions
 from app.store.transcript import last_checkpoint_seq, load_entries
+from app.store.usage import session_usage
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,8 @@ async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
                 runs.c.usage,
                 runs.c.attempts,
                 runs.c.cancel_requested,
+                runs.c.budget,
+                sessions.c.budget.label("session_budget"),
                 agent_versions.c.definition,
             )
             .join(
@@ -56,6 +61,14 @@ async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
     ).first()
     if row is None:
         return None
+    agent = AgentDefinition.model_validate(row.definition)
+    session_budget = agent.session_budget.merged(session_override(row.session_budget))
+    # The session's other runs only matter under a session budget: no query otherwise.
+    spent_before = (
+        await session_usage(conn, row.tenant_id, row.session_id, except_run=row.id)
+        if session_budget.limits()
+        else Usage()
+    )
     entries = await load_entries(conn, row.tenant_id, row.session_id)
     next_seq = entries[-1].seq + 1 if entries else 1
     position = sum(1 for e in entries if isinstance(e, Message) and e.role == "assistant")
@@ -73,5 +86,13 @@ async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
         next_seq=next_seq,
         next_checkpoint_seq=await last_checkpoint_seq(conn, row.tenant_id, row.session_id) + 1,
         position=position,
+        budget=Budget.model_validate(row.budget or {}),
+        session_budget=session_budget,
+        session_usage=spent_before,
     )
-    return LoadedRun(state, AgentDefinition.model_validate(row.definition), row.cancel_requested)
+    return LoadedRun(state, agent, row.cancel_requested)
+
+
+def session_override(stored: dict[str, Any] | None) -> Budget | None:
+    """`sessions.budget` as the limits it sets over its agent's session budget."""
+    return Budget.model_validate(stored) if stored else None

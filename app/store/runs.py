@@ -20,14 +20,17 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import errors
-from app.domain.agent import drift
+from app.domain.agent import UNPRICED, AgentDefinition, drift
+from app.domain.budget import Budget, Usage
 from app.domain.run import ACTIVE, PAUSED, TERMINAL, UNSETTLED, RunStatus
 from app.store import agents as agent_store
 from app.store import approvals as approval_store
 from app.store import events
 from app.store.cursors import decode_cursor, encode_cursor
 from app.store.notify import NOTIFY
+from app.store.run_state import session_override
 from app.store.tables import runs, sessions, tool_calls
+from app.store.usage import session_usage
 
 ACTIVE_VALUES = [s.value for s in ACTIVE]
 
@@ -48,6 +51,8 @@ class RunRecord:
     last_error: dict[str, Any] | None
     output: str | None
     finish_reason: str | None
+    budget: dict[str, Any] | None
+    budget_exceeded: dict[str, Any] | None
     cancel_requested: bool
     idempotency_key: str | None
     created_at: datetime
@@ -71,6 +76,8 @@ class RunRecord:
             last_error=row.last_error,
             output=row.output,
             finish_reason=row.finish_reason,
+            budget=row.budget,
+            budget_exceeded=row.budget_exceeded,
             cancel_requested=row.cancel_requested,
             idempotency_key=row.idempotency_key,
             created_at=row.created_at,
@@ -93,11 +100,17 @@ class SendCommand:
     on_drift: str | None = None
     # Who sends it (Principal.as_actor()); None for the store's own callers (benchmarks).
     created_by: dict[str, Any] | None = None
+    # Limits for this run over the agent's `budget`, and for the session over its
+    # `session_budget` (kept for later sends).
+    budget: Budget | None = None
+    session_budget: Budget | None = None
+    # Whether the sender may raise limits above the agent's: an agent author's decision.
+    may_raise_budgets: bool = True
 
     def fingerprint(self) -> str:
         """What an Idempotency-Key promises: the same request. A digest of everything the
         caller sent but the key itself (the tenant and session are in the lookup)."""
-        sent = {
+        sent: dict[str, Any] = {
             "input": self.input,
             "agent_id": self.agent_id,
             "max_steps": self.max_steps,
@@ -105,6 +118,11 @@ class SendCommand:
             "agent_version": self.agent_version,
             "on_drift": self.on_drift,
         }
+        # Only when given: a request without budgets keeps the digest it had before them.
+        if self.budget is not None:
+            sent["budget"] = self.budget.limits()
+        if self.session_budget is not None:
+            sent["session_budget"] = self.session_budget.limits()
         canonical = json.dumps(sent, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(canonical.encode()).hexdigest()
 
@@ -241,10 +259,11 @@ async def send(conn: AsyncConnection, command: SendCommand) -> tuple[RunRecord, 
             .returning(sessions.c.run_count)
         )
     ).scalar_one()
-    max_steps = command.max_steps
-    if max_steps is None:
-        agent = await agent_store.get_agent(conn, command.tenant_id, session.agent_id, version)
-        max_steps = agent.definition.max_steps
+    agent = (
+        await agent_store.get_agent(conn, command.tenant_id, session.agent_id, version)
+    ).definition
+    max_steps = command.max_steps if command.max_steps is not None else agent.max_steps
+    budget = await _budgets(conn, command, session, agent)
     row = (
         await conn.execute(
             pg_insert(runs)
@@ -262,7 +281,8 @@ async def send(conn: AsyncConnection, command: SendCommand) -> tuple[RunRecord, 
                 created_by=command.created_by,
                 agent_version=version,
                 max_steps=max_steps,
-                usage={"input_tokens": 0, "output_tokens": 0, "model_calls": 0},
+                usage=Usage().as_dict(),
+                budget=budget.limits() or None,
             )
             .returning(*RUN_COLUMNS)
         )
@@ -275,6 +295,50 @@ async def send(conn: AsyncConnection, command: SendCommand) -> tuple[RunRecord, 
         await events.emit(conn, command.tenant_id, command.session_id, run_id, event)
     await conn.execute(NOTIFY)
     return RunRecord.from_row(row), True
+
+
+async def _budgets(
+    conn: AsyncConnection, command: SendCommand, session: Row[Any], agent: AgentDefinition
+) -> Budget:
+    """The new run's budget; records the session's new limits, if the send sets any.
+
+    Raises:
+        BudgetInvalid: a cost limit for a model without a price.
+        Forbidden: the send raises the agent's limits without the right to.
+        SessionBudgetExhausted: the session has spent a limit of its budget.
+    """
+    for where, override in (("budget", command.budget), ("session_budget", command.session_budget)):
+        if override is not None and override.max_cost_usd is not None and agent.model.price is None:
+            raise errors.BudgetInvalid(UNPRICED, field=(where, "max_cost_usd"))
+    raised = agent.budget.loosened_by(command.budget) + agent.session_budget.loosened_by(
+        command.session_budget
+    )
+    if raised and not command.may_raise_budgets:
+        raise errors.Forbidden(
+            f"raising the agent's budget ({', '.join(raised)}) needs the scope 'agents:write'",
+            scope="agents:write",
+            limits=raised,
+        )
+    override = session_override(session.budget)
+    if command.session_budget is not None:
+        override = (override or Budget()).merged(command.session_budget)
+        await conn.execute(
+            update(sessions)
+            .where(sessions.c.tenant_id == command.tenant_id, sessions.c.id == command.session_id)
+            .values(budget=override.limits() or None)
+        )
+    session_budget = agent.session_budget.merged(override)
+    if session_budget.limits():
+        spent = await session_usage(conn, command.tenant_id, command.session_id)
+        exhausted = session_budget.first_spent(spent)
+        if exhausted is not None:
+            raise errors.SessionBudgetExhausted(
+                f"session {command.session_id!r} has spent its budget's {exhausted.limit} "
+                f"({exhausted.used} of {exhausted.max}); send a raised session_budget to go on",
+                session_id=command.session_id,
+                budget_exceeded=exhausted.of_session().as_dict(),
+            )
+    return agent.budget.merged(command.budget)
 
 
 async def _switch_version(

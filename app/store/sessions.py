@@ -6,13 +6,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import errors
+from app.domain.budget import Budget, Usage
+from app.store.agents import get_agent
 from app.store.approvals import scrub_for_session, withdraw_for_session
+from app.store.run_state import session_override
 from app.store.tables import events, runs, sessions
 from app.store.transcript import last_checkpoint_seq
+from app.store.usage import session_usage
 
 
 @dataclass(frozen=True)
@@ -24,14 +28,16 @@ class SessionRecord:
     last_run_id: str | None
     run_count: int
     checkpoint_seq: int
-    usage: dict[str, int]
+    usage: Usage
+    # The agent's session budget under what sends set for this session.
+    budget: Budget
     metadata: dict[str, Any]
     created_at: datetime
     updated_at: datetime
 
 
 async def get_session(conn: AsyncConnection, tenant_id: str, session_id: str) -> SessionRecord:
-    """A session with its status (that of its latest run, or idle) and summed usage.
+    """A session with its status (that of its latest run, or idle), summed usage and budget.
 
     Raises:
         SessionNotFound: no such session.
@@ -51,15 +57,7 @@ async def get_session(conn: AsyncConnection, tenant_id: str, session_id: str) ->
             .limit(1)
         )
     ).first()
-    totals = (
-        await conn.execute(
-            select(
-                func.coalesce(func.sum(runs.c.usage["input_tokens"].as_integer()), 0),
-                func.coalesce(func.sum(runs.c.usage["output_tokens"].as_integer()), 0),
-                func.coalesce(func.sum(runs.c.usage["model_calls"].as_integer()), 0),
-            ).where(runs.c.tenant_id == tenant_id, runs.c.session_id == session_id)
-        )
-    ).one()
+    agent = await get_agent(conn, tenant_id, row.agent_id, row.agent_version)
     return SessionRecord(
         id=row.id,
         agent_id=row.agent_id,
@@ -68,11 +66,8 @@ async def get_session(conn: AsyncConnection, tenant_id: str, session_id: str) ->
         last_run_id=str(latest.id) if latest else None,
         run_count=row.run_count,
         checkpoint_seq=await last_checkpoint_seq(conn, tenant_id, session_id),
-        usage={
-            "input_tokens": int(totals[0]),
-            "output_tokens": int(totals[1]),
-            "model_calls": int(totals[2]),
-        },
+        usage=await session_usage(conn, tenant_id, session_id),
+        budget=agent.definition.session_budget.merged(session_override(row.budget)),
         metadata=row.metadata,
         created_at=row.created_at,
         updated_at=row.updated_at,

@@ -116,6 +116,9 @@ sessions = Table(
     Column("metadata", JSONB, nullable=False, server_default=text("'{}'::jsonb")),
     Column("parent_session_id", Text, nullable=True),
     Column("parent_checkpoint_seq", BigInteger, nullable=True),
+    # The limits a send set for all runs of this session, over its agent's
+    # `session_budget` (NULL: the agent's as they are).
+    Column("budget", JSONB, nullable=True),
     _created(),
     _updated(),
     PrimaryKeyConstraint("tenant_id", "id"),
@@ -146,6 +149,10 @@ runs = Table(
     Column("last_error", JSONB, nullable=True),
     Column("output", Text, nullable=True),
     Column("finish_reason", Text, nullable=True),
+    # The run's own limits, resolved at send (the agent's `budget` under the send's), and
+    # which one ended it (`finish_reason` "budget_exceeded"). NULL: none.
+    Column("budget", JSONB, nullable=True),
+    Column("budget_exceeded", JSONB, nullable=True),
     Column("not_before", DateTime(timezone=True), nullable=False, server_default=text("now()")),
     Column("cancel_requested", Boolean, nullable=False, server_default=text("false")),
     # How many times a worker claimed it: a run that keeps killing workers shows here.

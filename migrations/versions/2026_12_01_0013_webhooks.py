@@ -2,7 +2,7 @@
 and the trigger that fills the outbox in every statement that writes events.
 
 Revision ID: 0013
-Revises: 0010
+Revises: 0011
 Create Date: 2026-12-01 08:00:00
 """
 
@@ -15,7 +15,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision: str = "0013"
-down_revision: str | None = "0010"
+down_revision: str | None = "0011"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -129,6 +129,7 @@ async def world(client: httpx.AsyncClient, engine: AsyncEngine) -> World:
 CASES: dict[tuple[str, str], tuple[str, str, dict[str, Any] | None]] = {
     ("post", "/v1/agents"): ("create", "/v1/agents", agent("made-here", [{"text": "x"}], [])),
     ("get", "/v1/agents/{agent_id}"): ("object", f"/v1/agents/{AGENT}", None),
+    ("get", "/v1/agents/{agent_id}/usage"): ("object", f"/v1/agents/{AGENT}/usage", None),
     ("put", "/v1/agents/{agent_id}"): (
         "object",
         f"/v1/agents/{AGENT}",

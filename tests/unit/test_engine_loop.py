@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -239,6 +241,7 @@ class Harness:
         delays: dict[str, float] | None = None,
         refuse_from: int | None = None,
         retry: RetryPolicy | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.trace = Trace()
         self.journal = FakeJournal(self.trace, refuse_from)
@@ -246,7 +249,7 @@ class Harness:
         self.model = FakeModel(self.trace, script)
         self.tools = FakeTools(self.trace, self.journal, delays)
         self.loop = AgentLoop(
-            state, definition, self.model, self.tools, self.journal, self.control, retry
+            state, definition, self.model, self.tools, self.journal, self.control, retry, clock
         )
 
     async def run(self) -> RunStatus:

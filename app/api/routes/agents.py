@@ -15,9 +15,11 @@ from app.api.schemas import (
     AgentCreate,
     AgentIdPath,
     AgentOut,
+    AgentUsageOut,
 )
 from app.domain.agent import AgentDefinition
 from app.store import agents as store
+from app.store import usage
 
 router = APIRouter(prefix="/v1/agents", tags=["agents"])
 
@@ -61,3 +63,15 @@ async def put_agent(
     capabilities.check_definition(body, principal.tenant_id)
     async with engine.begin() as conn:
         return AgentOut.of(await store.add_version(conn, principal.tenant_id, agent_id, body))
+
+
+@router.get("/{agent_id}/usage", response_model=AgentUsageOut, responses=responses(errors.NotFound))
+async def get_agent_usage(
+    agent_id: AgentIdPath, engine: EngineDep, principal: AgentsRead
+) -> AgentUsageOut:
+    """What all runs of the agent's sessions spent, under any of its versions."""
+    async with engine.connect() as conn:
+        await store.get_agent(conn, principal.tenant_id, agent_id)
+        return AgentUsageOut.of(
+            agent_id, await usage.agent_usage(conn, principal.tenant_id, agent_id)
+        )

@@ -59,6 +59,7 @@ SETTLED_OR_PAUSED = TERMINAL | PAUSED
             errors.SessionAgentMismatch,
             errors.InputTooLarge,
             errors.IdempotencyKeyReused,
+            errors.SessionBudgetExhausted,
         ),
     },
 )
@@ -109,6 +110,10 @@ async def send(
         idempotency_key=idempotency_key,
         agent_version=body.agent_version,
         on_drift=body.on_drift,
+        budget=body.budget,
+        session_budget=body.session_budget,
+        # Raising a limit is a spending decision, the agent author's (as choosing a version).
+        may_raise_budgets=Scope.AGENTS_WRITE in principal.scopes,
     )
     async with engine.begin() as conn:
         run, _created = await run_store.send(conn, command)
