@@ -54,7 +54,7 @@ WARMUP, MEASURED = "w", "s"
 RESULT_BYTES = 1024
 TARGET_TURNS_PER_S = 600.0
 # What a checkpoint writes to: the transcript log, and the run row it advances.
-LOG_TABLES = ("messages", "tool_calls", "checkpoints")
+LOG_TABLES = ("messages", "tool_calls", "checkpoints", "events", "event_heads")
 RUN_TABLE = "runs"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 CORES = os.cpu_count() or 1
@@ -326,7 +326,7 @@ def log_tail(log: Path, lines: int = 30) -> str:
 @dataclass(frozen=True)
 class Snapshot:
     wal_lsn: str
-    log_bytes: int  # messages + tool_calls + checkpoints, tables with their indexes
+    log_bytes: int  # the log tables (LOG_TABLES) with their indexes
     run_bytes: int  # runs, with its indexes
     workers: list[Cpu]
     postgres: dict[int, Cpu]
