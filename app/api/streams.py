@@ -108,30 +108,18 @@ class EventHub:
                 for watch in watches:
                     watch.wake.set()
             return
-        for watch in self._watches_of(payload, 2):
+        parsed = _parsed(payload, fields=2)
+        for watch in self._watches.get((parsed[0], parsed[1]), ()) if parsed else ():
             watch.wake.set()
 
     def _on_delta(self, payload: str | None) -> None:
-        if payload is None:
+        parsed = _parsed(payload, fields=5) if payload is not None else None
+        if parsed is None:
             return
-        try:
-            _tenant, _session, run_id, n, text = json.loads(payload)
-        except ValueError:
-            log.warning("ignored a malformed delta notification: %r", payload[:200])
-            return
-        for watch in self._watches_of(payload, 5):
+        tenant_id, session_id, run_id, n, text = parsed
+        for watch in self._watches.get((tenant_id, session_id), ()):
             watch.deltas.append((run_id, n, text))
             watch.wake.set()
-
-    def _watches_of(self, payload: str, fields: int) -> set[Watch]:
-        try:
-            parsed = json.loads(payload)
-            tenant_id, session_id = parsed[0], parsed[1]
-            assert len(parsed) == fields
-        except (ValueError, IndexError, AssertionError, TypeError):
-            log.warning("ignored a malformed notification: %r", payload[:200])
-            return set()
-        return self._watches.get((tenant_id, session_id), set())
 
     async def aclose(self) -> None:
         self._stopping.set()
@@ -139,6 +127,18 @@ class EventHub:
             self._listener.cancel()
             with suppress(asyncio.CancelledError):
                 await self._listener
+
+
+def _parsed(payload: str, *, fields: int) -> list[Any] | None:
+    """A notification's JSON array of `fields` items, or None (logged) if it is not one."""
+    try:
+        parsed = json.loads(payload)
+    except ValueError:
+        parsed = None
+    if not isinstance(parsed, list) or len(parsed) != fields:
+        log.warning("ignored a malformed notification: %r", payload[:200])
+        return None
+    return parsed
 
 
 async def follow_events(
@@ -167,14 +167,18 @@ async def follow_events(
                     yield ServerSentEvent(data=data, event="message.delta")
             try:
                 async with hub.reading(engine) as conn:
+                    ended = False
+                    if not checked_end and run_id is not None:
+                        # Read before the events, never after: a run seen ended then has
+                        # its last event in the read below (one statement wrote both).
+                        checked_end = True
+                        state = await run_store.get_run(conn, tenant_id, run_id)
+                        ended = state.status in TERMINAL
                     records = await events.list_events(
                         conn, tenant_id, session_id, after_id=last, limit=PAGE, run_id=run_id
                     )
-                    if not records and run_id is not None and not checked_end:
-                        checked_end = True
-                        state = await run_store.get_run(conn, tenant_id, run_id)
-                        if state.status in TERMINAL:
-                            return
+                    if ended and not records:
+                        return  # the client saw the run's end already
             except DATABASE_UNAVAILABLE as exc:
                 # The response has started: no problem document can be sent now. End the
                 # stream; the client reconnects with Last-Event-ID and misses nothing.

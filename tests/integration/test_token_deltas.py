@@ -76,6 +76,7 @@ async def test_deltas__arrive_in_order_before_the_saved_turn(
     assert len(deltas) > 3, types  # the vendor streamed it in pieces
     assert "".join(d["text"] for d in deltas) == ANSWER
     assert [d["n"] for d in deltas] == list(range(len(deltas)))
+    assert "turn.saved" in types, [(e.event, e.data) for e in seen if e.event != "message.delta"]
     assert types.index("turn.saved") > max(i for i, t in enumerate(types) if t == "message.delta")
     assert types[-1] == "run.finished"
     run_id = json.loads(seen[0].data)["run_id"]
