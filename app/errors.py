@@ -184,3 +184,15 @@ class ResultAlreadyRecorded(LeaseLost):
     """A save carried a tool result for a call that had one already (a result is written
     once): the save committed nothing of it, and the writer must stop driving the run
     as if its lease were lost, since the database knows more than it does."""
+
+
+class ScheduleNotFound(NotFound):
+    pass
+
+
+class ScheduleExists(AppError):
+    pass
+
+
+class ScheduleInvalid(InvalidInput):
+    """A cron expression, time zone or interval a schedule cannot run on."""

@@ -12,7 +12,17 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from app import __version__, capabilities
 from app.api import problems
 from app.api.limits import BodySizeLimit
-from app.api.routes import agents, approvals, audit, health, history, keys, runs, sessions
+from app.api.routes import (
+    agents,
+    approvals,
+    audit,
+    health,
+    history,
+    keys,
+    runs,
+    schedules,
+    sessions,
+)
 from app.db import create_engine
 from app.settings import Settings, get_settings
 from app.worker.pool import WorkerPool
@@ -77,6 +87,7 @@ def create_app(
         history.router,
         runs.router,
         approvals.router,
+        schedules.router,
         keys.router,
         audit.router,
     ):

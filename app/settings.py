@@ -51,6 +51,11 @@ class Settings(BaseSettings):
     # progress; after this many deaths while driven alone it is failed (`poison_run`).
     poison_max_deaths: int = Field(default=3, ge=1)
 
+    # Schedules: how often each worker looks for due schedules, and how far back a due
+    # time missed while no worker ran is still fired (older ones are recorded as skipped).
+    schedule_poll_s: float = Field(default=1.0, gt=0)
+    schedule_catch_up_s: float = Field(default=3600.0, ge=0)
+
     # Retention: workers prune the history of sessions finished longer ago than this.
     retention_days: float | None = Field(default=None, gt=0)
     retention_interval_s: float = Field(default=3600.0, gt=0)
