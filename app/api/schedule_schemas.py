@@ -53,13 +53,13 @@ class ScheduleCreate(Strict):
         "`<schedule id>-<due time, UTC>`; else the id of the one session every fire sends "
         "to (its runs queue there one behind the other).",
     )
-    overlap: Overlap = Field(
-        default=Overlap.SKIP,
+    overlap: Literal["skip", "queue", "cancel_previous"] = Field(
+        default="skip",
         description="When the previous fire's run has not ended: `skip` this fire, `queue` "
         "a run anyway, or `cancel_previous` and start.",
     )
-    catch_up: CatchUp = Field(
-        default=CatchUp.ALL,
+    catch_up: Literal["all", "latest"] = Field(
+        default="all",
         description="Due times missed while no worker ran, within the catch-up window "
         "(PERDURE_SCHEDULE_CATCH_UP_S): `all` fire once each, `latest` only the newest. "
         "Older ones are recorded as skipped (`missed`).",

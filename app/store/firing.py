@@ -42,6 +42,10 @@ CLAIM = (
 )
 
 
+# Every row of one multi-row insert names the same columns.
+FIRE_COLUMNS = ("reason", "run_id", "session_id", "previous_run_id", "error", "detail")
+
+
 @dataclass(frozen=True)
 class Claimed:
     schedule: ScheduleRecord
@@ -93,7 +97,9 @@ async def fire(
         await conn.execute(
             pg_insert(schedule_fires),
             [
-                {"tenant_id": schedule.tenant_id, "schedule_id": schedule.id, "fired_by": owner} | r
+                dict.fromkeys(FIRE_COLUMNS)
+                | {"tenant_id": schedule.tenant_id, "schedule_id": schedule.id, "fired_by": owner}
+                | r
                 for r in rows
             ],
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -84,7 +85,7 @@ def test_dst_fall_back__hourly_follows_elapsed_time_in_both_passes() -> None:
         "2026-11-01T02:00:00-05:00",
         "2026-11-01T03:00:00-05:00",
     ]
-    assert all(b - a == timedelta(hours=1) for a, b in zip(got, got[1:], strict=False))
+    assert all(b - a == timedelta(hours=1) for a, b in itertools.pairwise(got))
 
 
 def test_firing_across_a_dst_change__each_due_time_once_on_the_right_instant() -> None:

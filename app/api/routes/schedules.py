@@ -21,6 +21,7 @@ from app.api.schedule_schemas import (
 )
 from app.api.schemas import MAX_PAGE
 from app.domain.agent import ID_PATTERN
+from app.domain.schedule import CatchUp, Overlap
 from app.store import schedules as store
 
 router = APIRouter(prefix="/v1/schedules", tags=["schedules"])
@@ -61,8 +62,8 @@ async def create_schedule(
         timezone=body.timezone,
         input=body.input_messages(),
         session_id=body.fixed_session(),
-        overlap=body.overlap,
-        catch_up=body.catch_up,
+        overlap=Overlap(body.overlap),
+        catch_up=CatchUp(body.catch_up),
         jitter_s=body.jitter_s,
         metadata=body.metadata,
         created_by=principal.as_actor(),
