@@ -13,6 +13,7 @@ forward) fires at the first instant after the gap; a wall-clock time that happen
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
@@ -28,6 +29,8 @@ from app.errors import FieldError, ScheduleInvalid
 MAX_ROWS = 100
 # The most due times a cadence looks through in one call (the backstop of every loop).
 MAX_STEPS = 10_000
+# croniter's random field (`R`, `R(0-30)`), not a letter of a month or day name.
+RANDOM_FIELD = re.compile(r"(?<![A-Za-z])R(?![A-Za-z])", re.IGNORECASE)
 
 
 class Overlap(StrEnum):
@@ -102,6 +105,13 @@ class Cadence:
                 raise ScheduleInvalid(
                     "a cron expression has 5 fields (minute hour day month weekday), or 6 "
                     "with seconds last",
+                    field=("cron",),
+                )
+            if RANDOM_FIELD.search(cron):
+                # croniter draws `R` anew at each parse: due times would move between
+                # workers and claims, and "once per due time" would mean nothing.
+                raise ScheduleInvalid(
+                    "random fields (R) are not supported: write the time you want",
                     field=("cron",),
                 )
             if not croniter.is_valid(cron):

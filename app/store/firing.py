@@ -76,11 +76,12 @@ async def fire(
 ) -> Fired:
     """Handle the claimed schedule's due times up to now, in the claim's transaction."""
     schedule = claimed.schedule
+    # The window counts from when a due time was meant to fire: its jitter is no lateness.
     todo = plan(
         schedule.cadence(),
         schedule.next_due_at,
         claimed.now,
-        catch_up_window_s,
+        catch_up_window_s + schedule.jitter_s,
         schedule.catch_up,
     )
     rows: list[dict[str, Any]] = [

@@ -273,3 +273,21 @@ async def test_bad_schedules_are_clear_problems(client: httpx.AsyncClient) -> No
     assert (again.status_code, again.json()["code"]) == (409, "SCHEDULE_EXISTS")
     cursor = await client.get("/v1/schedules/dup/fires?cursor=nonsense")
     assert (cursor.status_code, cursor.json()["code"]) == (422, "VALIDATION_FAILED")
+
+
+async def test_jitter_is_no_lateness__a_jittered_fire_is_not_missed(
+    client: httpx.AsyncClient, engine: AsyncEngine
+) -> None:
+    """Fired 500 s after its due time because of its jitter, with a window of 35 s: the
+    window counts from due time plus jitter, so it starts."""
+    await make(client, interval_s=3600, jitter_s=600)
+    async with engine.begin() as conn:
+        await conn.execute(
+            text("UPDATE schedules SET next_fire_at = next_due_at + interval '500 seconds'")
+        )
+    await pass_time(engine, 3600)
+    assert await fire_all(engine) == 0, "not before its jittered time"
+    await pass_time(engine, 510)
+    assert await fire_all(engine) == 1
+    (fire,) = await fires(client)
+    assert fire["outcome"] == "started"

@@ -133,6 +133,8 @@ def test_firing_across_a_dst_change__each_due_time_once_on_the_right_instant() -
         ("* * * * * * *", None, "UTC", "cron"),
         ("61 * * * *", None, "UTC", "cron"),
         ("0 0 30 2 *", None, "UTC", "cron"),  # February 30th: never due
+        ("R * * * *", None, "UTC", "cron"),  # drawn anew at each parse
+        ("0 R(1-3) * * *", None, "UTC", "cron"),
         ("* * * * *", None, "Mars/Olympus", "timezone"),
         ("* * * * *", None, "../../etc/passwd", "timezone"),
     ],
@@ -143,6 +145,10 @@ def test_what_cannot_run_is_refused_naming_the_field(
     with pytest.raises(ScheduleInvalid) as caught:
         Cadence.checked(cron_, interval, zone, T0)
     assert caught.value.field == (field,)
+
+
+def test_month_and_day_names_are_not_random_fields() -> None:
+    assert cron("0 9 * MAR-APR FRI").next_after(T0).isoformat() == "2026-03-06T09:00:00+00:00"
 
 
 def test_plan__on_time_one_fire_and_the_next_due_time() -> None:
