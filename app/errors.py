@@ -200,3 +200,15 @@ class WebhookNotFound(NotFound):
 
 class WebhookUrlRefused(AppError):
     """A webhook URL the operator's egress rule refuses (PERDURE_EGRESS)."""
+
+
+class ScheduleNotFound(NotFound):
+    pass
+
+
+class ScheduleExists(AppError):
+    pass
+
+
+class ScheduleInvalid(InvalidInput):
+    """A cron expression, time zone or interval a schedule cannot run on."""

@@ -20,6 +20,7 @@ from app.api.routes import (
     history,
     keys,
     runs,
+    schedules,
     sessions,
     webhooks,
 )
@@ -90,6 +91,7 @@ def create_app(
         history.router,
         runs.router,
         approvals.router,
+        schedules.router,
         keys.router,
         audit.router,
         webhooks.router,

@@ -51,6 +51,11 @@ class Settings(BaseSettings):
     # progress; after this many deaths while driven alone it is failed (`poison_run`).
     poison_max_deaths: int = Field(default=3, ge=1)
 
+    # Schedules: how often each worker looks for due schedules, and how far back a due
+    # time missed while no worker ran is still fired (older ones are recorded as skipped).
+    schedule_poll_s: float = Field(default=1.0, gt=0)
+    schedule_catch_up_s: float = Field(default=3600.0, gt=0)
+
     # Retention: workers prune the history of sessions finished longer ago than this.
     retention_days: float | None = Field(default=None, gt=0)
     retention_interval_s: float = Field(default=3600.0, gt=0)
@@ -158,6 +163,19 @@ class Settings(BaseSettings):
                 f"must be less than PERDURE_LEASE_TTL_S ({ttl}): between renewals a worker "
                 f"knows of only the TTL minus a heartbeat, so with less than the margin left "
                 f"it would stop its runs instead of starting their tool calls"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _catch_up_outlasts_polls(self) -> Settings:
+        """A fire is up to a poll late in the ordinary course; a window shorter than that
+        would record on-time due times as missed."""
+        window, poll = self.schedule_catch_up_s, self.schedule_poll_s
+        if window < 2 * poll:
+            raise ValueError(
+                f"PERDURE_SCHEDULE_CATCH_UP_S ({window}) must be at least twice "
+                f"PERDURE_SCHEDULE_POLL_S ({poll}), or fires a poll late would be "
+                f"recorded as missed"
             )
         return self
 

@@ -89,6 +89,8 @@ PROBLEMS: dict[type[errors.AppError], Problem] = {
     ),
     errors.Unauthorized: Problem(401, "UNAUTHORIZED", "Authentication required"),
     errors.Forbidden: Problem(403, "FORBIDDEN", "Not allowed"),
+    errors.ScheduleExists: Problem(409, "SCHEDULE_EXISTS", "A schedule with this id exists"),
+    errors.ScheduleInvalid: Problem(422, "VALIDATION_FAILED", "The schedule cannot run"),
     errors.SelfApproval: Problem(
         403, "SELF_APPROVAL", "The tool needs an approver other than who started the run"
     ),
@@ -147,6 +149,18 @@ def problem_for(exc: errors.AppError) -> Problem:
         if cls in PROBLEMS:
             return PROBLEMS[cls]
     raise LookupError(type(exc).__name__)
+
+
+def code_of(kind: str) -> str:
+    """The problem code of an error class, by name (how fire records keep why a fire's send
+    was refused): the same code the send itself would have answered."""
+    cls = getattr(errors, kind, None)
+    if isinstance(cls, type) and issubclass(cls, errors.AppError):
+        try:
+            return problem_for(cls("")).code
+        except LookupError:
+            pass
+    return "INTERNAL"
 
 
 def responses(

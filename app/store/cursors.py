@@ -22,3 +22,34 @@ def decode_cursor(cursor: str) -> tuple[datetime, UUID]:
         return datetime.fromisoformat(created), UUID(row_id)
     except (ValueError, TypeError) as exc:
         raise errors.InvalidCursor("the cursor is not one this API returned") from exc
+
+
+def encode_key_cursor(key: str) -> str:
+    """A cursor after a text key (lists ordered by a caller-chosen id)."""
+    return base64.urlsafe_b64encode(json.dumps([key]).encode()).decode().rstrip("=")
+
+
+def decode_key_cursor(cursor: str) -> str:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        (key,) = json.loads(base64.urlsafe_b64decode(padded))
+    except (ValueError, TypeError) as exc:
+        raise errors.InvalidCursor("the cursor is not one this API returned") from exc
+    if not isinstance(key, str):
+        raise errors.InvalidCursor("the cursor is not one this API returned")
+    return key
+
+
+def encode_time_cursor(at: datetime) -> str:
+    """A cursor after an instant (lists keyed by time within one parent)."""
+    return encode_key_cursor(at.isoformat())
+
+
+def decode_time_cursor(cursor: str) -> datetime:
+    try:
+        at = datetime.fromisoformat(decode_key_cursor(cursor))
+    except ValueError as exc:
+        raise errors.InvalidCursor("the cursor is not one this API returned") from exc
+    if at.tzinfo is None:
+        raise errors.InvalidCursor("the cursor is not one this API returned")
+    return at

@@ -34,6 +34,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
 from app.domain.run import ApprovalStatus, CallStatus, RunStatus
+from app.domain.schedule import CatchUp, Outcome, Overlap, SkipReason
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -352,6 +353,79 @@ workers = Table(
     Column("heartbeat_at", DateTime(timezone=True), nullable=False),
     _created(),
     info={"fleet": True},
+)
+
+# Schedules: a cadence that starts runs (app/domain/schedule.py). `next_due_at` is the
+# next due time not yet handled and `next_fire_at` when to handle it (plus jitter); a
+# worker claims a due schedule by locking its row (SKIP LOCKED) and, in that one
+# transaction, writes its fire rows, starts their runs and moves `next_due_at` on.
+schedules = Table(
+    "schedules",
+    metadata,
+    _tenant(),
+    Column("id", Text, nullable=False),
+    Column("agent_id", Text, nullable=False),
+    Column("cron", Text, nullable=True),
+    Column("interval_s", Integer, nullable=True),
+    Column("timezone", Text, nullable=False),
+    Column("input", JSONB, nullable=False),
+    # NULL: every fire starts a new session; else the one session every fire sends to.
+    Column("session_id", Text, nullable=True),
+    Column("overlap", Text, nullable=False),
+    Column("catch_up", Text, nullable=False),
+    Column("jitter_s", Integer, nullable=False, server_default=text("0")),
+    Column("metadata", JSONB, nullable=False, server_default=text("'{}'::jsonb")),
+    # Who made it: the runs it starts are theirs (a distinct approver must differ).
+    Column("created_by", JSONB, nullable=True),
+    Column("paused", Boolean, nullable=False, server_default=text("false")),
+    # Interval cadences are due at anchor_at + k * interval_s.
+    Column("anchor_at", DateTime(timezone=True), nullable=False),
+    Column("next_due_at", DateTime(timezone=True), nullable=False),
+    Column("next_fire_at", DateTime(timezone=True), nullable=False),
+    # The run the latest started fire started: what `overlap` looks at.
+    Column("last_run_id", UUID(as_uuid=True), nullable=True),
+    _created(),
+    _updated(),
+    PrimaryKeyConstraint("tenant_id", "id"),
+    ForeignKeyConstraint(["tenant_id", "agent_id"], ["agents.tenant_id", "agents.id"]),
+    CheckConstraint("(cron IS NULL) <> (interval_s IS NULL)", name="cadence"),
+    CheckConstraint(_in("overlap", Overlap), name="overlap"),
+    CheckConstraint(_in("catch_up", CatchUp), name="catch_up"),
+)
+# What the workers' firing claim scans: due schedules, fleet-wide, soonest first.
+Index("ix_schedules_due", schedules.c.next_fire_at, postgresql_where=text("NOT paused"))
+
+# One row per due time of a schedule that was handled: the key is what makes a due time
+# fire once, whatever the number of workers (a second insert would fail the transaction
+# that also started the run).
+schedule_fires = Table(
+    "schedule_fires",
+    metadata,
+    _tenant(),
+    Column("schedule_id", Text, nullable=False),
+    Column("due_at", DateTime(timezone=True), nullable=False),
+    Column("outcome", Text, nullable=False),
+    Column("reason", Text, nullable=True),
+    Column("run_id", UUID(as_uuid=True), nullable=True),
+    Column("session_id", Text, nullable=True),
+    # The previous fire's run: still going (skipped), or the one cancelled.
+    Column("previous_run_id", UUID(as_uuid=True), nullable=True),
+    Column("error", JSONB, nullable=True),
+    Column("detail", JSONB, nullable=True),
+    # Which worker process handled it (not shown to tenants).
+    Column("fired_by", Text, nullable=True),
+    Column(
+        "fired_at",
+        DateTime(timezone=True),
+        nullable=False,
+        server_default=text("clock_timestamp()"),
+    ),
+    PrimaryKeyConstraint("tenant_id", "schedule_id", "due_at"),
+    ForeignKeyConstraint(
+        ["tenant_id", "schedule_id"], ["schedules.tenant_id", "schedules.id"], ondelete="CASCADE"
+    ),
+    CheckConstraint(_in("outcome", Outcome), name="outcome"),
+    CheckConstraint(f"reason IS NULL OR {_in('reason', SkipReason)}", name="reason"),
 )
 
 # API keys: only a hash of each is kept. A revoked key keeps its row (see store/keys.py).

@@ -42,6 +42,7 @@ from app.tools.http_tool import HttpTools
 from app.worker import housekeeping
 from app.worker.connections import ConnectionGate
 from app.worker.deltas import DeltaSender
+from app.worker.firing import fire_schedules
 from app.worker.housekeeping import Job, run_jobs
 from app.worker.saves import SaveQueue
 from app.worker.webhooks import WebhookSender
@@ -187,6 +188,7 @@ class WorkerPool:
             asyncio.create_task(listen(self.url, self._wake.set, self._stopping), name="listen"),
             asyncio.create_task(run_jobs(self._jobs(), self._draining), name="housekeeping"),
             asyncio.create_task(self.webhooks.run(self._draining), name="webhooks"),
+            asyncio.create_task(run_jobs([self._firing()], self._draining), name="schedules"),
         ]
         log.info("worker %s started (concurrency %d)", self.owner, self.concurrency)
 
@@ -249,6 +251,13 @@ class WorkerPool:
                 )
             )
         return jobs
+
+    def _firing(self) -> Job:
+        return Job(
+            "schedule firing",
+            self.settings.schedule_poll_s,
+            fire_schedules(self.gate, self.owner, self.settings.schedule_catch_up_s),
+        )
 
     # -- claiming ------------------------------------------------------------------------
 

@@ -38,6 +38,7 @@ OPERATOR = {"tenant_id": None, "name": "test operator", "key_prefix": None}
 SESSION = "acme-secret-session"
 OTHER_SESSION = "acme-other-session"
 AGENT = "acme-secret-agent"
+SCHEDULE = "acme-secret-schedule"
 
 
 def bearer(key: str) -> dict[str, str]:
@@ -107,6 +108,10 @@ async def world(client: httpx.AsyncClient, engine: AsyncEngine) -> World:
         headers=bearer(a_key),
     )
     assert hook.status_code == 201, hook.text
+    # Due once a year: it never fires while a case runs (which would change A's rows).
+    schedule = {"id": SCHEDULE, "agent_id": AGENT, "input": "x", "interval_s": 366 * 86400}
+    made = await client.post("/v1/schedules", json=schedule, headers=bearer(a_key))
+    assert made.status_code == 201, made.text
     saved = (await client.get(f"/v1/sessions/{SESSION}/checkpoints", headers=bearer(a_key))).json()[
         "items"
     ]
@@ -187,6 +192,30 @@ CASES: dict[tuple[str, str], tuple[str, str, dict[str, Any] | None]] = {
     ("get", "/v1/sessions/{session_id}/stream"): (
         "object",
         f"/v1/sessions/{SESSION}/stream",
+        None,
+    ),
+    # B cannot schedule A's agent: as if it did not exist.
+    ("post", "/v1/schedules"): (
+        "object",
+        "/v1/schedules",
+        {"id": "made-here", "agent_id": AGENT, "input": "x", "interval_s": 60},
+    ),
+    ("get", "/v1/schedules"): ("list", "/v1/schedules", None),
+    ("get", "/v1/schedules/{schedule_id}"): ("object", f"/v1/schedules/{SCHEDULE}", None),
+    ("delete", "/v1/schedules/{schedule_id}"): ("object", f"/v1/schedules/{SCHEDULE}", None),
+    ("post", "/v1/schedules/{schedule_id}/pause"): (
+        "object",
+        f"/v1/schedules/{SCHEDULE}/pause",
+        None,
+    ),
+    ("post", "/v1/schedules/{schedule_id}/resume"): (
+        "object",
+        f"/v1/schedules/{SCHEDULE}/resume",
+        None,
+    ),
+    ("get", "/v1/schedules/{schedule_id}/fires"): (
+        "object",
+        f"/v1/schedules/{SCHEDULE}/fires",
         None,
     ),
     ("post", "/v1/sessions/{session_id}/runs"): (
@@ -287,13 +316,14 @@ async def test_bola_matrix(
         SESSION,
         OTHER_SESSION,
         AGENT,
+        SCHEDULE,
         world.run_id,
         world.approval_id,
         world.a_spare_prefix,
         world.webhook_id,
         "acme.example.com",
     ):
-        if secret not in url:
+        if secret not in url + json.dumps(body):
             assert secret not in as_b.text
 
     after = await snapshot(engine, A)

@@ -73,3 +73,13 @@ def test_lease_settings__read_from_the_environment(monkeypatch: pytest.MonkeyPat
         Settings()
     monkeypatch.setenv("PERDURE_LEASE_MARGIN_S", "1.5")
     assert Settings().lease_margin_s == 1.5
+
+
+def test_schedule_catch_up_window__shorter_than_two_polls_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("PERDURE_SCHEDULE_CATCH_UP_S", "PERDURE_SCHEDULE_POLL_S"):
+        monkeypatch.delenv(name, raising=False)
+    assert Settings(schedule_catch_up_s=2, schedule_poll_s=1).schedule_catch_up_s == 2
+    with pytest.raises(ValidationError, match="PERDURE_SCHEDULE_CATCH_UP_S"):
+        Settings(schedule_catch_up_s=1, schedule_poll_s=1)
