@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import Row, case, func, select, tuple_, update
+from sqlalchemy import Row, Select, case, func, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -174,14 +174,25 @@ async def _by_idempotency_key(conn: AsyncConnection, command: SendCommand) -> Ru
     return RunRecord.from_row(row)
 
 
+def lock_session(tenant_id: str, session_id: str) -> Select[tuple[Any, ...]]:
+    """The lock a send takes on its session row: sends to a session serialise on it.
+
+    FOR NO KEY UPDATE, not FOR UPDATE: a worker's checkpoint checks its inserts' foreign
+    keys to the session (a KEY SHARE lock) at the end of its statement, after it took the
+    session's event head; a FOR UPDATE here would make it wait on a send that itself waits
+    for that head: a deadlock (docs/design.md, "Events and streams").
+    """
+    return (
+        select(sessions)
+        .where(sessions.c.tenant_id == tenant_id, sessions.c.id == session_id)
+        .with_for_update(key_share=True)
+    )
+
+
 async def _lock_session(conn: AsyncConnection, command: SendCommand) -> Row[Any]:
     """Lock the session row (creating the session on first use): sends to it serialise here."""
-    query = (
-        select(sessions)
-        .where(sessions.c.tenant_id == command.tenant_id, sessions.c.id == command.session_id)
-        .with_for_update()
-    )
-    row = (await conn.execute(query)).first()
+    query = lock_session(command.tenant_id, command.session_id)
+    row: Row[Any] | None = (await conn.execute(query)).first()
     if row is not None:
         if command.agent_id is not None and command.agent_id != row.agent_id:
             raise errors.SessionAgentMismatch(
@@ -207,7 +218,8 @@ async def _lock_session(conn: AsyncConnection, command: SendCommand) -> Row[Any]
         .on_conflict_do_nothing(index_elements=[sessions.c.tenant_id, sessions.c.id])
     )
     # A concurrent first send may have created it first: either way, lock what is there.
-    return (await conn.execute(query)).one()
+    locked: Row[Any] = (await conn.execute(query)).one()
+    return locked
 
 
 async def send(conn: AsyncConnection, command: SendCommand) -> tuple[RunRecord, bool]:

@@ -8,11 +8,12 @@ import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 import pytest
 
-from app.domain.run import CheckpointWrite, RunStatus, Usage
+from app.domain.run import CheckpointWrite, NewMessage, RunStatus, Usage
 from app.errors import LeaseLost
 from app.main import create_app
 from app.settings import Settings
@@ -201,3 +202,118 @@ async def test_fenced_out_save__writes_no_event(settings: Settings, database_url
         await engine.dispose()
     after = pg.rows(database_url, "SELECT id, type FROM events ORDER BY id")
     assert after == [*before, (before[-1][0] + 1, "run.finished")]
+
+
+async def event_page(client: httpx.AsyncClient, run_id: str) -> list[dict[str, Any]]:
+    page: list[dict[str, Any]] = (await client.get(f"/v1/runs/{run_id}/events")).json()["items"]
+    return page
+
+
+async def test_retry_client_tool_and_cancel__are_events(live: httpx.AsyncClient) -> None:
+    """The changes the other tests do not make: a retry's back-off, a client tool's wait
+    and its outputs, a cancel of a run that has started."""
+    # Fails on its first attempt, then asks the caller's `ask` tool.
+    flaky = {"error": {"message": "overloaded", "times": 1}, **calls(("ask", {}))}
+    client_tool = {
+        "name": "ask",
+        "input_schema": {"type": "object"},
+        "executor": {"type": "client"},
+    }
+    script = [flaky, {"text": "thanks"}, {"text": "again"}]
+    await define(live, agent("mixed", script, [client_tool]))
+    run = await run_to_rest(live, "s5", {"agent_id": "mixed", "input": "go"})
+    assert run["status"] == "awaiting_tool_results", run
+    call_id = run["pending_tool_calls"][0]["tool_call_id"]
+    posted = await live.post(
+        f"/v1/runs/{run['id']}/tool-results",
+        json={"results": [{"tool_call_id": call_id, "output": "yes"}]},
+    )
+    assert posted.status_code == 200, posted.text
+    await run_to_rest(live, "s5", {"input": "again", "if_busy": "queue"}, wait=20)
+    events = await event_page(live, run["id"])
+    types = [e["type"] for e in events]
+    assert types == [
+        "run.queued",
+        "run.started",
+        "run.retrying",
+        "run.started",
+        "turn.saved",
+        "run.paused",
+        "tool_results.received",
+        "run.queued",
+        "run.started",
+        "tool.settled",
+        "turn.saved",
+        "run.finished",
+    ]
+    retrying = events[2]["data"]
+    assert (retrying["attempt"], retrying["error_code"]) == (1, "scripted_error")
+    assert retrying["next_attempt_at"]
+    assert events[5]["data"] == {"status": "awaiting_tool_results"}
+    assert events[6]["data"] == {"tool_call_ids": [call_id]}
+    assert events[7]["data"] == {"reason": "tool_results"}
+
+
+async def test_cancel_of_a_started_run__cancel_requested_then_cancelled(
+    live: httpx.AsyncClient,
+) -> None:
+    slow = {**python_tool("probe", "probe"), "input_schema": {"type": "object"}}
+    await define(live, agent("slow", [calls(("probe", {"sleep": 5})), {"text": "x"}], [slow]))
+    run_id = await queue(live, "s6", "slow")
+    for _ in range(200):
+        if "tool.started" in [e["type"] for e in await event_page(live, run_id)]:
+            break
+        await asyncio.sleep(0.05)
+    assert (await live.post(f"/v1/runs/{run_id}/cancel")).status_code == 200
+    for _ in range(200):
+        events = await event_page(live, run_id)
+        if events[-1]["type"] == "run.cancelled":
+            break
+        await asyncio.sleep(0.05)
+    types = [e["type"] for e in events]
+    assert types[-2:] == ["run.cancel_requested", "run.cancelled"] or types[-3:] == [
+        "run.cancel_requested",
+        "tool.settled",
+        "run.cancelled",
+    ], types
+
+
+async def test_a_save_never_waits_on_a_sends_session_lock(
+    settings: Settings, database_url: str
+) -> None:
+    """A send holds its session's row lock until it commits, and takes the session's
+    event head last; a checkpoint takes the head, then checks its rows' foreign keys to
+    the session (a KEY SHARE lock, at the end of its statement). Were the send's lock
+    FOR UPDATE, the save would wait on it while holding the head the send waits for: a
+    deadlock (seen under load). The save must go through while the send's lock is held."""
+    app = create_app(settings, pool_concurrency=0, open_when_keyless=True)
+    async with serving(app) as url, httpx.AsyncClient(base_url=url) as client:
+        await define(client, ADDER)
+        run_id = await queue(client, "locked", "adder")
+    pg.rows(database_url, "UPDATE runs SET status = 'running', lease_token = 1 RETURNING id")
+    from app.db import create_engine
+    from app.store.runs import lock_session
+
+    engine = create_engine(settings.database_url or "", settings)
+    write = CheckpointWrite(
+        checkpoint_seq=1,
+        status=RunStatus.RUNNING,
+        steps=0,
+        usage=Usage(),
+        message_count=1,
+        messages=[NewMessage(1, "user", "hello")],
+        input_seq=1,
+    )
+    try:
+        async with engine.connect() as sender, engine.connect() as saver:
+            await sender.begin()
+            await sender.execute(lock_session("default", "locked"))  # as a send holds it
+            await saver.execution_options(isolation_level="AUTOCOMMIT")
+            await asyncio.wait_for(
+                checkpoint.write_checkpoint(saver, run_id=uuid.UUID(run_id), token=1, write=write),
+                timeout=10,
+            )
+            await sender.rollback()
+    finally:
+        await engine.dispose()
+    assert pg.scalar(database_url, "SELECT count(*) FROM messages") == 1
