@@ -51,6 +51,10 @@ class Settings(BaseSettings):
     # progress; after this many deaths while driven alone it is failed (`poison_run`).
     poison_max_deaths: int = Field(default=3, ge=1)
 
+    # Operators: a queued run is listed as stuck (`GET /v1/runs?stuck=true`) once it
+    # could have been claimed this long ago and no worker has taken it.
+    stuck_queued_s: float = Field(default=300.0, gt=0, le=365 * 86400)
+
     # Retention: workers prune the history of sessions finished longer ago than this.
     retention_days: float | None = Field(default=None, gt=0)
     retention_interval_s: float = Field(default=3600.0, gt=0)
