@@ -19,6 +19,7 @@ from uuid import UUID
 from sqlalchemy import (
     ColumnElement,
     Row,
+    Select,
     and_,
     case,
     false,
@@ -617,15 +618,11 @@ def stuck_clause(stuck_queued_after: timedelta) -> ColumnElement[bool]:
     )
 
 
-async def list_runs(
-    conn: AsyncConnection,
-    tenant_id: str,
-    where: RunFilter,
-    *,
-    cursor: str | None,
-    limit: int,
-) -> tuple[list[RunRecord], str | None]:
-    """Runs newest first, keyset-paginated on (created_at, id)."""
+def runs_query(
+    tenant_id: str, where: RunFilter, *, cursor: str | None, limit: int
+) -> Select[Any]:
+    """The ops list's statement: the tenant's runs as `where` narrows them, newest first,
+    `limit + 1` from `cursor` on (the extra row says whether a next page exists)."""
     query = select(*RUN_COLUMNS).where(runs.c.tenant_id == tenant_id)
     if where.statuses:
         query = query.where(runs.c.status.in_(where.statuses))
@@ -647,6 +644,18 @@ async def list_runs(
     if cursor is not None:
         created, last_id = decode_cursor(cursor)
         query = query.where(tuple_(runs.c.created_at, runs.c.id) < tuple_(created, last_id))
-    query = query.order_by(runs.c.created_at.desc(), runs.c.id.desc()).limit(limit + 1)
+    return query.order_by(runs.c.created_at.desc(), runs.c.id.desc()).limit(limit + 1)
+
+
+async def list_runs(
+    conn: AsyncConnection,
+    tenant_id: str,
+    where: RunFilter,
+    *,
+    cursor: str | None,
+    limit: int,
+) -> tuple[list[RunRecord], str | None]:
+    """Runs newest first, keyset-paginated on (created_at, id)."""
+    query = runs_query(tenant_id, where, cursor=cursor, limit=limit)
     records = [RunRecord.from_row(r) for r in await conn.execute(query)]
     return page(records, limit, lambda r: (r.created_at, r.id))
