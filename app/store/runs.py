@@ -618,9 +618,7 @@ def stuck_clause(stuck_queued_after: timedelta) -> ColumnElement[bool]:
     )
 
 
-def runs_query(
-    tenant_id: str, where: RunFilter, *, cursor: str | None, limit: int
-) -> Select[Any]:
+def runs_query(tenant_id: str, where: RunFilter, *, cursor: str | None, limit: int) -> Select[Any]:
     """The ops list's statement: the tenant's runs as `where` narrows them, newest first,
     `limit + 1` from `cursor` on (the extra row says whether a next page exists)."""
     query = select(*RUN_COLUMNS).where(runs.c.tenant_id == tenant_id)
