@@ -3,18 +3,30 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Annotated
 
 from fastapi import Depends, Query, Request
-from pydantic import AwareDatetime
+from pydantic import AwareDatetime, BeforeValidator
 
 from app import errors
 from app.domain import metadata
 from app.store.listing import TimeRange
 
+NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*")
+
+
+def _not_a_number(value: object) -> object:
+    """Pydantic reads a number as Unix time; the contract says RFC 3339 (`date-time`)."""
+    if isinstance(value, str) and NUMBER.fullmatch(value):
+        raise ValueError("a time is RFC 3339 with an offset, e.g. 2026-12-01T09:00:00Z")
+    return value
+
+
 Instant = Annotated[
     AwareDatetime | None,
+    BeforeValidator(_not_a_number),
     Query(description="An RFC 3339 time with its offset, e.g. `2026-12-01T09:00:00Z`."),
 ]
 

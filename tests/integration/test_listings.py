@@ -238,6 +238,8 @@ async def test_agents_list__time_ranges_and_pages(api: httpx.AsyncClient) -> Non
         "/v1/runs?created_after=2026-01-02T00:00:00Z&created_before=2026-01-01T00:00:00Z",
         "/v1/runs?created_after=2026-01-01T00:00:00",  # no offset: which clock?
         "/v1/runs?created_after=yesterday",
+        "/v1/runs?created_before=0.5",  # pydantic would read Unix time; the contract says not
+        "/v1/agents?updated_before=1700000000",
         "/v1/sessions?updated_after=2026-01-01T00:00:00Z&updated_before=2026-01-01T00:00:00Z",
         "/v1/agents?created_after=2026-01-02T00:00:00Z&created_before=2026-01-01T00:00:00Z",
         "/v1/runs?metadata.bad%20key=x",
