@@ -1,4 +1,5 @@
-"""The `perdure` command: serve, worker, migrate, openapi.
+"""The `perdure` command: serve, worker, migrate, openapi, and the runbook (runs, approvals,
+sessions: app/runbook, a client of the HTTP API).
 
 Every failure a user can cause (an unreachable database, a data folder that cannot be
 written, a port in use) ends with one line saying what is wrong and what to do, and a
@@ -26,10 +27,13 @@ from sqlalchemy.engine import make_url
 from app import errors
 from app.domain.principal import TENANT_PATTERN
 from app.embedded_pg import EmbeddedPostgres, EmbeddedPostgresError
+from app.runbook import commands as runbook
+from app.runbook.client import ApiProblem
 from app.settings import Settings
 from app.store.unavailable import DATABASE_UNAVAILABLE
 
 EXIT_USAGE = 2
+EXIT_REFUSED = 1  # the API answered with a problem (its code is printed)
 TENANT_RE = re.compile(TENANT_PATTERN)
 
 
@@ -372,6 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     spec = sub.add_parser("openapi", help="print the OpenAPI contract")
     spec.set_defaults(func=cmd_openapi)
+    runbook.register(sub)
     return parser
 
 
@@ -384,6 +389,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     except CliError as exc:
         print(f"perdure: error: {exc}", file=sys.stderr, flush=True)
         sys.exit(EXIT_USAGE)
+    except ApiProblem as exc:
+        print(f"perdure: error: {exc.code}: {exc.detail}", file=sys.stderr, flush=True)
+        sys.exit(EXIT_REFUSED)
     except KeyboardInterrupt:
         sys.exit(130)
 

@@ -63,6 +63,9 @@ class InvalidInput(AppError):
     a validation problem, as FastAPI's own.
     """
 
+    # Where the request held it: its body, or (for a list's filters) its query string.
+    location = "body"
+
     def __init__(
         self,
         detail: str,
@@ -154,6 +157,17 @@ class InvalidDefinition(InvalidInput):
 
 class BudgetInvalid(InvalidInput):
     """A budget a send sets that cannot be checked (a cost limit without a price)."""
+
+
+class MetadataInvalid(InvalidInput):
+    """Metadata past its bounds once merged with what the object holds (too many keys)."""
+
+
+class FilterInvalid(InvalidInput):
+    """A list's filter that no object could match as asked (a bad metadata key, a time
+    range that ends before it starts)."""
+
+    location = "query"
 
 
 class SessionBudgetExhausted(AppError):

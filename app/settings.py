@@ -55,6 +55,9 @@ class Settings(BaseSettings):
     # time missed while no worker ran is still fired (older ones are recorded as skipped).
     schedule_poll_s: float = Field(default=1.0, gt=0)
     schedule_catch_up_s: float = Field(default=3600.0, gt=0)
+    # Operators: a queued run is listed as stuck (`GET /v1/runs?stuck=true`) once it
+    # could have been claimed this long ago and no worker has taken it.
+    stuck_queued_s: float = Field(default=300.0, gt=0, le=365 * 86400)
 
     # Retention: workers prune the history of sessions finished longer ago than this.
     retention_days: float | None = Field(default=None, gt=0)

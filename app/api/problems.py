@@ -77,6 +77,8 @@ PROBLEMS: dict[type[errors.AppError], Problem] = {
     errors.RunNotCancellable: Problem(409, "RUN_NOT_CANCELLABLE", "The run has already ended"),
     errors.InvalidDefinition: Problem(422, "VALIDATION_FAILED", "Invalid agent definition"),
     errors.BudgetInvalid: Problem(422, "VALIDATION_FAILED", "Invalid budget"),
+    errors.MetadataInvalid: Problem(422, "VALIDATION_FAILED", "Invalid metadata"),
+    errors.FilterInvalid: Problem(422, "VALIDATION_FAILED", "Invalid filter"),
     errors.SessionBudgetExhausted: Problem(
         409, "SESSION_BUDGET_EXHAUSTED", "The session has spent its budget"
     ),
@@ -199,7 +201,7 @@ def _jsonable_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
 def _invalid_input(exc: errors.InvalidInput) -> tuple[str, dict[str, Any]]:
     """The detail and `errors` of a validation problem the store found: its `loc` paths
     say where in the request body, as FastAPI's own validation errors do."""
-    where = ["body", *exc.field]
+    where = [exc.location, *exc.field]
     found = [
         {"loc": [*where, *e.path], "msg": e.message, "type": e.kind} for e in exc.problems
     ] or [{"loc": where, "msg": exc.detail, "type": "value_error"}]

@@ -20,13 +20,14 @@ from app import errors
 from app.domain.agent import ID_PATTERN, AgentDefinition, Strict
 from app.domain.budget import Budget
 from app.domain.fork import ForkPatch
+from app.domain.metadata import Metadata, MetadataPatch
 from app.domain.run import Entry, Message, ToolCall
-from app.store.agents import AgentVersion
+from app.store.agents import AgentSummary, AgentVersion
 from app.store.approvals import ApprovalRecord
 from app.store.events import EventRecord
 from app.store.history import CheckpointRecord
 from app.store.runs import RunRecord
-from app.store.sessions import SessionRecord
+from app.store.sessions import SessionRecord, SessionSummary
 from app.store.tool_outputs import AwaitedCall
 from app.store.usage import AgentUsage
 
@@ -41,6 +42,7 @@ SessionIdPath = Annotated[str, Path(pattern=ID_PATTERN, max_length=200, descript
 SessionIdQuery = Annotated[
     str | None, Query(pattern=ID_PATTERN, max_length=200, description=ID_RULE)
 ]
+AgentIdQuery = Annotated[str | None, Query(pattern=ID_PATTERN, max_length=200, description=ID_RULE)]
 AgentIdPath = Annotated[str, Path(pattern=ID_PATTERN, max_length=200, description=ID_RULE)]
 SeqCursor = Annotated[int | None, Query(ge=0, le=INT64, description="`next_cursor` of a page.")]
 
@@ -76,6 +78,27 @@ class AgentOut(AgentDefinition):
             created_at=agent.created_at,
             **agent.definition.redacted(),
         )
+
+
+class AgentSummaryOut(BaseModel):
+    id: str
+    latest_version: int
+    created_at: datetime
+    updated_at: datetime = Field(description="When its latest version was made.")
+
+    @classmethod
+    def of(cls, agent: AgentSummary) -> AgentSummaryOut:
+        return cls(
+            id=agent.id,
+            latest_version=agent.latest_version,
+            created_at=agent.created_at,
+            updated_at=agent.updated_at,
+        )
+
+
+class AgentPage(BaseModel):
+    items: list[AgentSummaryOut]
+    next_cursor: str | None
 
 
 # -- sessions and runs -------------------------------------------------------------------
@@ -115,6 +138,12 @@ class SendRequest(Strict):
         description="Limits for all runs of this session, over the agent's "
         "`session_budget`; kept for later sends. Raising one above the agent's needs "
         "'agents:write'.",
+    )
+    metadata: Metadata | None = Field(default=None, description="Labels for the new run.")
+    session_metadata: Metadata | None = Field(
+        default=None,
+        description="Labels for the session, merged into those it has (a key given "
+        "replaces its value).",
     )
 
     def input_messages(self) -> list[dict[str, Any]]:
@@ -209,6 +238,14 @@ class RunOut(BaseModel):
     created_at: datetime
     updated_at: datetime
     finished_at: datetime | None
+    metadata: dict[str, str] = Field(description="The caller's labels (send, PATCH).")
+    lease_owner: str | None = Field(
+        description="The worker that holds the run (`running`); null when none does."
+    )
+    lease_expires_at: datetime | None = Field(
+        description="When that lease runs out unless renewed (the database's clock); a "
+        "running run past it has lost its worker."
+    )
 
     @classmethod
     def of(
@@ -253,7 +290,14 @@ class RunOut(BaseModel):
             created_at=run.created_at,
             updated_at=run.updated_at,
             finished_at=run.finished_at,
+            metadata=run.metadata,
+            lease_owner=run.lease_owner,
+            lease_expires_at=run.lease_expires_at,
         )
+
+
+class MetadataPatchIn(Strict):
+    metadata: MetadataPatch
 
 
 class ToolOutputIn(Strict):
@@ -284,7 +328,7 @@ class SessionOut(BaseModel):
         description="Limits on all runs of the session: the agent's `session_budget` "
         "under what sends set. A send once one is spent is 409 SESSION_BUDGET_EXHAUSTED."
     )
-    metadata: dict[str, Any]
+    metadata: dict[str, str] = Field(description="The caller's labels (send, PATCH).")
     created_at: datetime
     updated_at: datetime
 
@@ -304,6 +348,39 @@ class SessionOut(BaseModel):
             created_at=session.created_at,
             updated_at=session.updated_at,
         )
+
+
+class SessionSummaryOut(BaseModel):
+    """A session in a list; `GET /v1/sessions/{id}` adds its usage and budget."""
+
+    id: str
+    agent_id: str
+    agent_version: int
+    status: str = Field(description="The status of the latest run, or `idle`.")
+    last_run_id: str | None
+    run_count: int
+    metadata: dict[str, str]
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, session: SessionSummary) -> SessionSummaryOut:
+        return cls(
+            id=session.id,
+            agent_id=session.agent_id,
+            agent_version=session.agent_version,
+            status=session.status.value,
+            last_run_id=session.last_run_id,
+            run_count=session.run_count,
+            metadata=session.metadata,
+            created_at=session.created_at,
+            updated_at=session.updated_at,
+        )
+
+
+class SessionPage(BaseModel):
+    items: list[SessionSummaryOut]
+    next_cursor: str | None
 
 
 class ToolCallOut(BaseModel):

@@ -26,6 +26,19 @@ class RunStatus(StrEnum):
     CANCELLED = "cancelled"
 
 
+class SessionStatus(StrEnum):
+    """A session's status: that of its latest run, or `idle` when it has none."""
+
+    IDLE = "idle"
+    QUEUED = RunStatus.QUEUED.value
+    RUNNING = RunStatus.RUNNING.value
+    AWAITING_APPROVAL = RunStatus.AWAITING_APPROVAL.value
+    AWAITING_TOOL_RESULTS = RunStatus.AWAITING_TOOL_RESULTS.value
+    FINISHED = RunStatus.FINISHED.value
+    FAILED = RunStatus.FAILED.value
+    CANCELLED = RunStatus.CANCELLED.value
+
+
 TERMINAL = frozenset({RunStatus.FINISHED, RunStatus.FAILED, RunStatus.CANCELLED})
 PAUSED = frozenset({RunStatus.AWAITING_APPROVAL, RunStatus.AWAITING_TOOL_RESULTS})
 # A run in one of these holds its session: later sends queue behind it.

@@ -6,12 +6,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import func, insert, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import errors
 from app.domain.agent import AgentDefinition, fingerprint
+from app.store.cursors import decode_text_cursor
+from app.store.listing import TimeRange, page
 from app.store.tables import agent_versions, agents
 
 
@@ -116,3 +118,40 @@ async def get_agent(
         row.fingerprint,
         row.created_at,
     )
+
+
+@dataclass(frozen=True)
+class AgentSummary:
+    """An agent as the list shows it: its id, newest version and times."""
+
+    id: str
+    latest_version: int
+    created_at: datetime
+    updated_at: datetime
+
+
+async def list_agents(
+    conn: AsyncConnection,
+    tenant_id: str,
+    *,
+    created: TimeRange,
+    updated: TimeRange,
+    cursor: str | None,
+    limit: int,
+) -> tuple[list[AgentSummary], str | None]:
+    """The tenant's agents newest first, keyset-paginated on (created_at, id)."""
+    query = (
+        select(agents)
+        .where(agents.c.tenant_id == tenant_id)
+        .where(*created.clauses(agents.c.created_at))
+        .where(*updated.clauses(agents.c.updated_at))
+    )
+    if cursor is not None:
+        created_at, last_id = decode_text_cursor(cursor)
+        query = query.where(tuple_(agents.c.created_at, agents.c.id) < tuple_(created_at, last_id))
+    query = query.order_by(agents.c.created_at.desc(), agents.c.id.desc()).limit(limit + 1)
+    records = [
+        AgentSummary(r.id, r.latest_version, r.created_at, r.updated_at)
+        for r in await conn.execute(query)
+    ]
+    return page(records, limit, lambda r: (r.created_at, r.id))

@@ -10,17 +10,29 @@ from uuid import UUID
 from app import errors
 
 
-def encode_cursor(created_at: datetime, row_id: UUID) -> str:
+def encode_cursor(created_at: datetime, row_id: UUID | str) -> str:
     raw = json.dumps([created_at.isoformat(), str(row_id)]).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str) -> tuple[datetime, UUID]:
+def decode_text_cursor(cursor: str) -> tuple[datetime, str]:
+    """(created_at, id) of a list whose ids are text (sessions, agents)."""
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
         created, row_id = json.loads(base64.urlsafe_b64decode(padded))
-        return datetime.fromisoformat(created), UUID(row_id)
+        if not isinstance(row_id, str):
+            raise TypeError(row_id)
+        return datetime.fromisoformat(created), row_id
     except (ValueError, TypeError) as exc:
+        raise errors.InvalidCursor("the cursor is not one this API returned") from exc
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, UUID]:
+    """(created_at, id) of a list whose ids are UUIDs (runs, approvals)."""
+    created, row_id = decode_text_cursor(cursor)
+    try:
+        return created, UUID(row_id)
+    except ValueError as exc:
         raise errors.InvalidCursor("the cursor is not one this API returned") from exc
 
 

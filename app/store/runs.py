@@ -10,23 +10,39 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from dataclasses import dataclass
-from datetime import datetime
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import Row, Select, case, func, select, tuple_, update
+from sqlalchemy import (
+    ColumnElement,
+    Row,
+    Select,
+    and_,
+    case,
+    false,
+    func,
+    not_,
+    or_,
+    select,
+    tuple_,
+    update,
+)
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import errors
+from app.domain import metadata
 from app.domain.agent import UNPRICED, AgentDefinition, drift
 from app.domain.budget import Budget, Usage
 from app.domain.run import ACTIVE, PAUSED, TERMINAL, UNSETTLED, RunStatus
 from app.store import agents as agent_store
 from app.store import approvals as approval_store
 from app.store import events
-from app.store.cursors import decode_cursor, encode_cursor
+from app.store.cursors import decode_cursor
+from app.store.listing import TimeRange, metadata_contains, page
 from app.store.notify import NOTIFY
 from app.store.run_state import session_override
 from app.store.tables import runs, sessions, tool_calls
@@ -58,6 +74,10 @@ class RunRecord:
     created_at: datetime
     updated_at: datetime
     finished_at: datetime | None
+    metadata: dict[str, str]
+    # Which worker holds it and until when (database clock); None when no worker does.
+    lease_owner: str | None
+    lease_expires_at: datetime | None
 
     @classmethod
     def from_row(cls, row: Any) -> RunRecord:  # a Row of RUN_COLUMNS (and maybe more)
@@ -83,6 +103,9 @@ class RunRecord:
             created_at=row.created_at,
             updated_at=row.updated_at,
             finished_at=row.finished_at,
+            metadata=row.metadata,
+            lease_owner=row.lease_owner,
+            lease_expires_at=row.lease_expires_at,
         )
 
 
@@ -106,6 +129,9 @@ class SendCommand:
     session_budget: Budget | None = None
     # Whether the sender may raise limits above the agent's: an agent author's decision.
     may_raise_budgets: bool = True
+    # Labels for the run, and for the session (merged into what it holds).
+    metadata: dict[str, str] | None = None
+    session_metadata: dict[str, str] | None = None
 
     def fingerprint(self) -> str:
         """What an Idempotency-Key promises: the same request. A digest of everything the
@@ -123,6 +149,10 @@ class SendCommand:
             sent["budget"] = self.budget.limits()
         if self.session_budget is not None:
             sent["session_budget"] = self.session_budget.limits()
+        if self.metadata is not None:
+            sent["metadata"] = self.metadata
+        if self.session_metadata is not None:
+            sent["session_metadata"] = self.session_metadata
         canonical = json.dumps(sent, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(canonical.encode()).hexdigest()
 
@@ -130,8 +160,7 @@ class SendCommand:
 RUN_COLUMNS = [
     c
     for c in runs.c
-    if not c.name.startswith("lease_")
-    and c.name not in ("claims", "request_fingerprint", "suspect", "deaths")
+    if c.name not in ("lease_token", "claims", "request_fingerprint", "suspect", "deaths")
 ]
 
 
@@ -261,12 +290,18 @@ async def send(conn: AsyncConnection, command: SendCommand) -> tuple[RunRecord, 
     version, drifted = session.agent_version, None
     if command.agent_version is not None:
         version, drifted = await _switch_version(conn, session, command)
+    labels = session.metadata
+    if command.session_metadata:
+        labels = metadata.merged(session.metadata, command.session_metadata)
     seq = (
         await conn.execute(
             update(sessions)
             .where(sessions.c.tenant_id == command.tenant_id, sessions.c.id == command.session_id)
             .values(
-                run_count=sessions.c.run_count + 1, agent_version=version, updated_at=func.now()
+                run_count=sessions.c.run_count + 1,
+                agent_version=version,
+                metadata=labels,
+                updated_at=func.now(),
             )
             .returning(sessions.c.run_count)
         )
@@ -295,6 +330,7 @@ async def send(conn: AsyncConnection, command: SendCommand) -> tuple[RunRecord, 
                 max_steps=max_steps,
                 usage=Usage().as_dict(),
                 budget=budget.limits() or None,
+                metadata=command.metadata or {},
             )
             .returning(*RUN_COLUMNS)
         )
@@ -537,31 +573,99 @@ async def resume(conn: AsyncConnection, tenant_id: str, run_id: UUID) -> RunReco
     return await get_run(conn, tenant_id, run_id)
 
 
+async def set_metadata(
+    conn: AsyncConnection, tenant_id: str, run_id: UUID, patch: dict[str, str | None]
+) -> RunRecord:
+    """Set (or, with None, remove) keys of a run's metadata; other keys are kept.
+
+    Raises:
+        RunNotFound: no such run of the tenant's.
+        MetadataInvalid: the result would hold too many keys.
+    """
+    run = await get_run(conn, tenant_id, run_id, lock=True)
+    labels = metadata.merged(run.metadata, patch)
+    row = (
+        await conn.execute(
+            update(runs)
+            .where(runs.c.tenant_id == tenant_id, runs.c.id == run_id)
+            .values(metadata=labels, updated_at=func.now())
+            .returning(*RUN_COLUMNS)
+        )
+    ).one()
+    return RunRecord.from_row(row)
+
+
 # -- the ops list ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunFilter:
+    """What the ops list narrows to; every part given must hold (AND)."""
+
+    statuses: list[str] | None = None
+    session_id: str | None = None
+    agent_id: str | None = None
+    created: TimeRange = field(default_factory=TimeRange)
+    metadata: Sequence[tuple[str, str]] = ()
+    # True: only stuck runs; False: none of them; None: either.
+    stuck: bool | None = None
+    # A queued run is stuck once it could have been claimed this long ago.
+    stuck_queued_after: timedelta = timedelta(minutes=5)
+
+
+def stuck_clause(stuck_queued_after: timedelta) -> ColumnElement[bool]:
+    """Running under a lease that expired (its worker is gone and nobody took it over),
+    or queued and claimable for longer than `stuck_queued_after` (no worker takes it).
+    Both on the database's clock, as every lease comparison is."""
+    now = func.clock_timestamp()
+    return func.coalesce(
+        or_(
+            and_(runs.c.status == RunStatus.RUNNING.value, runs.c.lease_expires_at < now),
+            and_(
+                runs.c.status == RunStatus.QUEUED.value,
+                runs.c.not_before < now - stuck_queued_after,
+            ),
+        ),
+        false(),
+    )
+
+
+def runs_query(tenant_id: str, where: RunFilter, *, cursor: str | None, limit: int) -> Select[Any]:
+    """The ops list's statement: the tenant's runs as `where` narrows them, newest first,
+    `limit + 1` from `cursor` on (the extra row says whether a next page exists)."""
+    query = select(*RUN_COLUMNS).where(runs.c.tenant_id == tenant_id)
+    if where.statuses:
+        query = query.where(runs.c.status.in_(where.statuses))
+    if where.session_id is not None:
+        query = query.where(runs.c.session_id == where.session_id)
+    if where.agent_id is not None:
+        query = query.where(
+            runs.c.session_id.in_(
+                select(sessions.c.id).where(
+                    sessions.c.tenant_id == tenant_id, sessions.c.agent_id == where.agent_id
+                )
+            )
+        )
+    query = query.where(*where.created.clauses(runs.c.created_at))
+    query = query.where(*metadata_contains(runs.c.metadata, where.metadata))
+    if where.stuck is not None:
+        stuck = stuck_clause(where.stuck_queued_after)
+        query = query.where(stuck if where.stuck else not_(stuck))
+    if cursor is not None:
+        created, last_id = decode_cursor(cursor)
+        query = query.where(tuple_(runs.c.created_at, runs.c.id) < tuple_(created, last_id))
+    return query.order_by(runs.c.created_at.desc(), runs.c.id.desc()).limit(limit + 1)
 
 
 async def list_runs(
     conn: AsyncConnection,
     tenant_id: str,
+    where: RunFilter,
     *,
-    statuses: list[str] | None,
-    session_id: str | None,
     cursor: str | None,
     limit: int,
 ) -> tuple[list[RunRecord], str | None]:
     """Runs newest first, keyset-paginated on (created_at, id)."""
-    query = select(*RUN_COLUMNS).where(runs.c.tenant_id == tenant_id)
-    if statuses:
-        query = query.where(runs.c.status.in_(statuses))
-    if session_id is not None:
-        query = query.where(runs.c.session_id == session_id)
-    if cursor is not None:
-        created, last_id = decode_cursor(cursor)
-        query = query.where(tuple_(runs.c.created_at, runs.c.id) < tuple_(created, last_id))
-    query = query.order_by(runs.c.created_at.desc(), runs.c.id.desc()).limit(limit + 1)
+    query = runs_query(tenant_id, where, cursor=cursor, limit=limit)
     records = [RunRecord.from_row(r) for r in await conn.execute(query)]
-    next_cursor = None
-    if len(records) > limit:
-        records = records[:limit]
-        next_cursor = encode_cursor(records[-1].created_at, records[-1].id)
-    return records, next_cursor
+    return page(records, limit, lambda r: (r.created_at, r.id))

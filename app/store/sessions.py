@@ -1,18 +1,22 @@
-"""Sessions: their summary, their deletion."""
+"""Sessions: their summary, the list, their metadata, their deletion."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select, true, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import errors
+from app.domain import metadata
 from app.domain.budget import Budget, Usage
+from app.domain.run import SessionStatus
 from app.store.agents import get_agent
 from app.store.approvals import scrub_for_session, withdraw_for_session
+from app.store.cursors import decode_text_cursor
+from app.store.listing import TimeRange, metadata_contains, page
 from app.store.run_state import session_override
 from app.store.tables import events, runs, sessions
 from app.store.transcript import last_checkpoint_seq
@@ -31,7 +35,7 @@ class SessionRecord:
     usage: Usage
     # The agent's session budget under what sends set for this session.
     budget: Budget
-    metadata: dict[str, Any]
+    metadata: dict[str, str]
     created_at: datetime
     updated_at: datetime
 
@@ -103,3 +107,104 @@ async def delete_session(conn: AsyncConnection, tenant_id: str, session_id: str)
     ).first()
     if deleted is None:
         raise errors.SessionNotFound(f"no session {session_id!r}", session_id=session_id)
+
+
+async def set_metadata(
+    conn: AsyncConnection, tenant_id: str, session_id: str, patch: dict[str, str | None]
+) -> SessionRecord:
+    """Set (or, with None, remove) keys of a session's metadata; other keys are kept.
+
+    Raises:
+        SessionNotFound: no such session.
+        MetadataInvalid: the result would hold too many keys.
+    """
+    where = (sessions.c.tenant_id == tenant_id, sessions.c.id == session_id)
+    row = (await conn.execute(select(sessions.c.metadata).where(*where).with_for_update())).first()
+    if row is None:
+        raise errors.SessionNotFound(f"no session {session_id!r}", session_id=session_id)
+    await conn.execute(
+        update(sessions)
+        .where(*where)
+        .values(metadata=metadata.merged(row.metadata, patch), updated_at=func.now())
+    )
+    return await get_session(conn, tenant_id, session_id)
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """A session as the list shows it: no usage or budget (each would cost reads per row)."""
+
+    id: str
+    agent_id: str
+    agent_version: int
+    status: SessionStatus
+    last_run_id: str | None
+    run_count: int
+    metadata: dict[str, str]
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class SessionFilter:
+    """What the sessions list narrows to; every part given must hold (AND)."""
+
+    statuses: list[SessionStatus] | None = None
+    agent_id: str | None = None
+    created: TimeRange = field(default_factory=TimeRange)
+    updated: TimeRange = field(default_factory=TimeRange)
+    metadata: Sequence[tuple[str, str]] = ()
+
+
+async def list_sessions(
+    conn: AsyncConnection,
+    tenant_id: str,
+    where: SessionFilter,
+    *,
+    cursor: str | None,
+    limit: int,
+) -> tuple[list[SessionSummary], str | None]:
+    """Sessions newest first, keyset-paginated on (created_at, id).
+
+    A session's status is its latest run's, or `idle`: one probe per row of the runs'
+    unique (tenant, session, seq) index.
+    """
+    latest = (
+        select(runs.c.id, runs.c.status)
+        .where(runs.c.tenant_id == sessions.c.tenant_id, runs.c.session_id == sessions.c.id)
+        .order_by(runs.c.seq.desc())
+        .limit(1)
+        .lateral("latest")
+    )
+    status = func.coalesce(latest.c.status, SessionStatus.IDLE.value)
+    query = (
+        select(sessions, latest.c.id.label("last_run_id"), status.label("status"))
+        .select_from(sessions.outerjoin(latest, true()))
+        .where(sessions.c.tenant_id == tenant_id)
+    )
+    if where.statuses:
+        query = query.where(status.in_([s.value for s in where.statuses]))
+    if where.agent_id is not None:
+        query = query.where(sessions.c.agent_id == where.agent_id)
+    query = query.where(*where.created.clauses(sessions.c.created_at))
+    query = query.where(*where.updated.clauses(sessions.c.updated_at))
+    query = query.where(*metadata_contains(sessions.c.metadata, where.metadata))
+    if cursor is not None:
+        created, last_id = decode_text_cursor(cursor)
+        query = query.where(tuple_(sessions.c.created_at, sessions.c.id) < tuple_(created, last_id))
+    query = query.order_by(sessions.c.created_at.desc(), sessions.c.id.desc()).limit(limit + 1)
+    records = [
+        SessionSummary(
+            id=row.id,
+            agent_id=row.agent_id,
+            agent_version=row.agent_version,
+            status=SessionStatus(row.status),
+            last_run_id=str(row.last_run_id) if row.last_run_id else None,
+            run_count=row.run_count,
+            metadata=row.metadata,
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+        )
+        for row in await conn.execute(query)
+    ]
+    return page(records, limit, lambda r: (r.created_at, r.id))

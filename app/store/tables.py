@@ -89,6 +89,8 @@ agents = Table(
     _updated(),
     PrimaryKeyConstraint("tenant_id", "id"),
 )
+# The agents list: a tenant's, newest first, keyset-paginated on (created_at, id).
+Index("ix_agents_tenant_created", agents.c.tenant_id, agents.c.created_at, agents.c.id)
 
 agent_versions = Table(
     "agent_versions",
@@ -125,6 +127,16 @@ sessions = Table(
     PrimaryKeyConstraint("tenant_id", "id"),
     ForeignKeyConstraint(["tenant_id", "agent_id"], ["agents.tenant_id", "agents.id"]),
 )
+# The sessions list: a tenant's, newest first, keyset-paginated on (created_at, id).
+Index("ix_sessions_tenant_created", sessions.c.tenant_id, sessions.c.created_at, sessions.c.id)
+# `?metadata.k=v` filters are `metadata @> '{"k": "v"}'`: jsonb_path_ops answers
+# containment (and only that) from a smaller index than the default jsonb_ops.
+Index(
+    "ix_sessions_metadata",
+    sessions.c.metadata,
+    postgresql_using="gin",
+    postgresql_ops={"metadata": "jsonb_path_ops"},
+)
 
 runs = Table(
     "runs",
@@ -154,6 +166,8 @@ runs = Table(
     # which one ended it (`finish_reason` "budget_exceeded"). NULL: none.
     Column("budget", JSONB, nullable=True),
     Column("budget_exceeded", JSONB, nullable=True),
+    # The caller's string labels (domain/metadata.py), set at send or by PATCH.
+    Column("metadata", JSONB, nullable=False, server_default=text("'{}'::jsonb")),
     Column("not_before", DateTime(timezone=True), nullable=False, server_default=text("now()")),
     Column("cancel_requested", Boolean, nullable=False, server_default=text("false")),
     # How many times a worker claimed it: a run that keeps killing workers shows here.
@@ -201,6 +215,14 @@ Index(
     "ix_runs_tenant_status_created", runs.c.tenant_id, runs.c.status, runs.c.created_at, runs.c.id
 )
 Index("ix_runs_tenant_created", runs.c.tenant_id, runs.c.created_at, runs.c.id)
+# `?metadata.k=v` on the ops list. Checkpoints and renewals never write `metadata`, so
+# their updates stay HOT beside this index.
+Index(
+    "ix_runs_metadata",
+    runs.c.metadata,
+    postgresql_using="gin",
+    postgresql_ops={"metadata": "jsonb_path_ops"},
+)
 
 messages = Table(
     "messages",

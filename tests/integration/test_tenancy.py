@@ -133,6 +133,7 @@ async def world(client: httpx.AsyncClient, engine: AsyncEngine) -> World:
 # must leave A's untouched.
 CASES: dict[tuple[str, str], tuple[str, str, dict[str, Any] | None]] = {
     ("post", "/v1/agents"): ("create", "/v1/agents", agent("made-here", [{"text": "x"}], [])),
+    ("get", "/v1/agents"): ("list", "/v1/agents", None),
     ("get", "/v1/agents/{agent_id}"): ("object", f"/v1/agents/{AGENT}", None),
     ("get", "/v1/agents/{agent_id}/usage"): ("object", f"/v1/agents/{AGENT}/usage", None),
     ("put", "/v1/agents/{agent_id}"): (
@@ -153,6 +154,7 @@ CASES: dict[tuple[str, str], tuple[str, str, dict[str, Any] | None]] = {
     ("delete", "/v1/keys/{prefix}"): ("object", "/v1/keys/{prefix}", None),
     ("get", "/v1/runs"): ("list", "/v1/runs", None),
     ("get", "/v1/runs/{run_id}"): ("object", "/v1/runs/{run_id}", None),
+    ("patch", "/v1/runs/{run_id}"): ("object", "/v1/runs/{run_id}", {"metadata": {"k": "v"}}),
     ("post", "/v1/runs/{run_id}/cancel"): ("object", "/v1/runs/{run_id}/cancel", None),
     ("get", "/v1/runs/{run_id}/events"): ("object", "/v1/runs/{run_id}/events", None),
     ("post", "/v1/runs/{run_id}/resume"): ("object", "/v1/runs/{run_id}/resume", None),
@@ -163,7 +165,13 @@ CASES: dict[tuple[str, str], tuple[str, str, dict[str, Any] | None]] = {
         {"results": [{"tool_call_id": "call_x", "output": 1}]},
     ),
     ("delete", "/v1/sessions/{session_id}"): ("object", f"/v1/sessions/{SESSION}", None),
+    ("get", "/v1/sessions"): ("list", "/v1/sessions", None),
     ("get", "/v1/sessions/{session_id}"): ("object", f"/v1/sessions/{SESSION}", None),
+    ("patch", "/v1/sessions/{session_id}"): (
+        "object",
+        f"/v1/sessions/{SESSION}",
+        {"metadata": {"k": "v"}},
+    ),
     ("get", "/v1/sessions/{session_id}/checkpoints"): (
         "object",
         f"/v1/sessions/{SESSION}/checkpoints",

@@ -9,12 +9,16 @@ from fastapi import APIRouter, Query
 from app import errors
 from app.api.auth import AgentsRead, AgentsWrite
 from app.api.deps import CapabilitiesDep, EngineDep
+from app.api.filters import CreatedRange, UpdatedRange
 from app.api.problems import responses
 from app.api.schemas import (
     INT32,
+    MAX_PAGE,
     AgentCreate,
     AgentIdPath,
     AgentOut,
+    AgentPage,
+    AgentSummaryOut,
     AgentUsageOut,
 )
 from app.domain.agent import AgentDefinition
@@ -37,6 +41,23 @@ async def create_agent(
     async with engine.begin() as conn:
         agent = await store.create_agent(conn, principal.tenant_id, body.id, definition)
     return AgentOut.of(agent)
+
+
+@router.get("", response_model=AgentPage, responses=responses(errors.InvalidCursor))
+async def list_agents(
+    engine: EngineDep,
+    principal: AgentsRead,
+    created: CreatedRange,
+    updated: UpdatedRange,
+    cursor: Annotated[str | None, Query(max_length=500)] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
+) -> AgentPage:
+    """The tenant's agents newest first (`updated_*`: when their latest version was made)."""
+    async with engine.connect() as conn:
+        records, next_cursor = await store.list_agents(
+            conn, principal.tenant_id, created=created, updated=updated, cursor=cursor, limit=limit
+        )
+    return AgentPage(items=[AgentSummaryOut.of(r) for r in records], next_cursor=next_cursor)
 
 
 @router.get("/{agent_id}", response_model=AgentOut, responses=responses(errors.NotFound))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Annotated
 from uuid import UUID
 
@@ -11,11 +12,14 @@ from sse_starlette import EventSourceResponse
 from app import errors
 from app.api.auth import RunsRead, RunsWrite
 from app.api.deps import EngineDep, EventHubDep, SettingsDep
+from app.api.filters import METADATA_FILTER_DOC, CreatedRange, MetadataFilters
 from app.api.problems import responses
 from app.api.schemas import (
     MAX_PAGE,
+    AgentIdQuery,
     EventOut,
     EventPage,
+    MetadataPatchIn,
     RunOut,
     RunPage,
     SeqCursor,
@@ -28,30 +32,52 @@ from app.api.views import run_out, runs_out
 from app.domain.run import RunStatus
 from app.store import events, tool_outputs
 from app.store import runs as store
+from app.store.runs import RunFilter
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"])
 
 
-@router.get("", response_model=RunPage, responses=responses(errors.SessionIdInvalid))
+@router.get(
+    "",
+    response_model=RunPage,
+    responses=responses(errors.SessionIdInvalid),
+    description="Runs across sessions, newest first: the ops view of pending, failing, "
+    "paused and stuck runs. " + METADATA_FILTER_DOC,
+)
 async def list_runs(
     engine: EngineDep,
     principal: RunsRead,
+    settings: SettingsDep,
+    created: CreatedRange,
+    metadata: MetadataFilters,
     status: Annotated[list[RunStatus] | None, Query(description="Repeat for several.")] = None,
     session_id: SessionIdQuery = None,
+    agent_id: AgentIdQuery = None,
+    stuck: Annotated[
+        bool | None,
+        Query(
+            description="`true`: only runs that are `running` under an expired lease, or "
+            "`queued` and claimable for longer than PERDURE_STUCK_QUEUED_S; `false`: none "
+            "of those."
+        ),
+    ] = None,
     cursor: Annotated[str | None, Query(max_length=500)] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
 ) -> RunPage:
-    """Runs across sessions, newest first: the ops view of pending, failing, paused runs."""
     if session_id is not None:
         check_session_id(session_id)
+    where = RunFilter(
+        statuses=[s.value for s in status] if status else None,
+        session_id=session_id,
+        agent_id=agent_id,
+        created=created,
+        metadata=metadata,
+        stuck=stuck,
+        stuck_queued_after=timedelta(seconds=settings.stuck_queued_s),
+    )
     async with engine.connect() as conn:
         records, next_cursor = await store.list_runs(
-            conn,
-            principal.tenant_id,
-            statuses=[s.value for s in status] if status else None,
-            session_id=session_id,
-            cursor=cursor,
-            limit=limit,
+            conn, principal.tenant_id, where, cursor=cursor, limit=limit
         )
         items = await runs_out(conn, records)
     return RunPage(items=items, next_cursor=next_cursor)
@@ -61,6 +87,21 @@ async def list_runs(
 async def get_run(run_id: UUID, engine: EngineDep, principal: RunsRead) -> RunOut:
     async with engine.connect() as conn:
         return await run_out(conn, await store.get_run(conn, principal.tenant_id, run_id))
+
+
+@router.patch(
+    "/{run_id}",
+    response_model=RunOut,
+    responses=responses(errors.NotFound, errors.MetadataInvalid),
+)
+async def patch_run(
+    run_id: UUID, body: MetadataPatchIn, engine: EngineDep, principal: RunsWrite
+) -> RunOut:
+    """Set or remove metadata keys (`null` removes one); keys not named are kept."""
+    async with engine.begin() as conn:
+        return await run_out(
+            conn, await store.set_metadata(conn, principal.tenant_id, run_id, body.metadata)
+        )
 
 
 @router.post(

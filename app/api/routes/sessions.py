@@ -12,26 +12,32 @@ from sse_starlette import EventSourceResponse
 from app import errors
 from app.api.auth import RunsRead, RunsWrite
 from app.api.deps import EngineDep, EventHubDep, SettingsDep
+from app.api.filters import METADATA_FILTER_DOC, CreatedRange, MetadataFilters, UpdatedRange
 from app.api.problems import responses
 from app.api.schemas import (
     MAX_PAGE,
+    AgentIdQuery,
     MessageOut,
     MessagePage,
+    MetadataPatchIn,
     RunOut,
     SendRequest,
     SeqCursor,
     SessionIdPath,
     SessionOut,
+    SessionPage,
+    SessionSummaryOut,
     check_session_id,
 )
 from app.api.streams import SSE_EVENT, STREAM_RESPONSE, ResumeAfter, event_stream, follow_events
 from app.api.views import run_out
 from app.domain.principal import Scope
-from app.domain.run import PAUSED, TERMINAL, Message
+from app.domain.run import PAUSED, TERMINAL, Message, SessionStatus
 from app.store import runs as run_store
 from app.store import sessions as session_store
 from app.store import transcript
 from app.store.runs import SendCommand
+from app.store.sessions import SessionFilter
 
 router = APIRouter(prefix="/v1/sessions", tags=["sessions"])
 
@@ -60,6 +66,7 @@ SETTLED_OR_PAUSED = TERMINAL | PAUSED
             errors.InputTooLarge,
             errors.IdempotencyKeyReused,
             errors.SessionBudgetExhausted,
+            errors.MetadataInvalid,
         ),
     },
 )
@@ -114,6 +121,8 @@ async def send(
         session_budget=body.session_budget,
         # Raising a limit is a spending decision, the agent author's (as choosing a version).
         may_raise_budgets=Scope.AGENTS_WRITE in principal.scopes,
+        metadata=body.metadata,
+        session_metadata=body.session_metadata,
     )
     async with engine.begin() as conn:
         run, _created = await run_store.send(conn, command)
@@ -143,6 +152,55 @@ async def wait_for_rest(
             return run
         await asyncio.sleep(min(interval, left))
         interval = min(interval * 1.5, 0.25)
+
+
+@router.get(
+    "",
+    response_model=SessionPage,
+    responses=responses(errors.InvalidCursor),
+    description="Sessions newest first, with the status of their latest run (`idle`: "
+    "none yet). " + METADATA_FILTER_DOC,
+)
+async def list_sessions(
+    engine: EngineDep,
+    principal: RunsRead,
+    created: CreatedRange,
+    updated: UpdatedRange,
+    metadata: MetadataFilters,
+    status: Annotated[list[SessionStatus] | None, Query(description="Repeat for several.")] = None,
+    agent_id: AgentIdQuery = None,
+    cursor: Annotated[str | None, Query(max_length=500)] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
+) -> SessionPage:
+    where = SessionFilter(
+        statuses=status,
+        agent_id=agent_id,
+        created=created,
+        updated=updated,
+        metadata=metadata,
+    )
+    async with engine.connect() as conn:
+        records, next_cursor = await session_store.list_sessions(
+            conn, principal.tenant_id, where, cursor=cursor, limit=limit
+        )
+    return SessionPage(items=[SessionSummaryOut.of(r) for r in records], next_cursor=next_cursor)
+
+
+@router.patch(
+    "/{session_id}",
+    response_model=SessionOut,
+    responses=responses(errors.NotFound, errors.SessionIdInvalid, errors.MetadataInvalid),
+)
+async def patch_session(
+    session_id: SessionIdPath, body: MetadataPatchIn, engine: EngineDep, principal: RunsWrite
+) -> SessionOut:
+    """Set or remove metadata keys (`null` removes one); keys not named are kept."""
+    async with engine.begin() as conn:
+        return SessionOut.of(
+            await session_store.set_metadata(
+                conn, principal.tenant_id, check_session_id(session_id), body.metadata
+            )
+        )
 
 
 @router.get(
