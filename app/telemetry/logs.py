@@ -81,6 +81,8 @@ def json_formatter() -> logging.Formatter:
         style="{",
         rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
         timestamp=False,
+        # Text as written (an ellipsis, a name in any script): greppable, still JSON.
+        json_ensure_ascii=False,
     )
 
 
