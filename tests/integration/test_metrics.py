@@ -18,9 +18,11 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.domain.principal import ALL_SCOPES, Scope
+from app.domain.run import CheckpointWrite, RunStatus, Usage
+from app.errors import LeaseLost
 from app.settings import Settings
 from app.store import leases
-from app.worker.pool import WorkerPool
+from app.worker.pool import FencedJournal, RunControl, WorkerPool
 from tests.agents import agent, calls, http_tool, openai_model, python_tool
 from tests.conftest import wait_status
 from tests.fake_http import FakeServer, fake_server, http_server
@@ -274,3 +276,30 @@ async def test_metrics_need_the_metrics_scope__admin_is_not_enough(
     assert ("perdure_runs", frozenset({("status", "queued")})) in samples
     # Only the monitor's scope: it reads no tenant's objects.
     assert (await api.get("/v1/runs", headers=bearer(monitor))).status_code == 403
+
+
+async def test_a_save_with_a_stale_token_counts_as_a_fenced_write_rejected(
+    api: httpx.AsyncClient, settings: Settings, engine: AsyncEngine
+) -> None:
+    """The worker's save path: a token older than the run's writes nothing, and counts."""
+    await define(api, agent("f", [{"text": "hi"}], []))
+    await queue(api, "f-1", "f")
+    async with engine.begin() as conn:
+        (claim,) = await leases.claim_runs(
+            conn, owner="newer", limit=1, ttl_s=30, idle=True, max_deaths=3
+        )
+    before = await scrape(api)
+    pool = WorkerPool(settings, concurrency=1)  # not started: its save queue only
+    try:
+        stale = RunControl(claim.run_id, claim.lease_token - 1, 30.0, 1.0, asyncio.Event())
+        journal = FencedJournal(pool.saves, stale, pool.deltas)
+        write = CheckpointWrite(
+            checkpoint_seq=1, status=RunStatus.RUNNING, steps=0, usage=Usage(), message_count=0
+        )
+        with pytest.raises(LeaseLost):
+            await journal.save(write)
+    finally:
+        await pool.stop()
+    after = await scrape(api)
+    rejected = "perdure_fenced_writes_rejected_total"
+    assert value(after, rejected) - value(before, rejected) == 1
