@@ -303,3 +303,22 @@ async def test_a_save_with_a_stale_token_counts_as_a_fenced_write_rejected(
     after = await scrape(api)
     rejected = "perdure_fenced_writes_rejected_total"
     assert value(after, rejected) - value(before, rejected) == 1
+
+
+async def test_a_tenant_admin_cannot_mint_itself_a_metrics_key(
+    api: httpx.AsyncClient, engine: AsyncEngine
+) -> None:
+    admin = await make_key(engine, "acme", frozenset({Scope.ADMIN}))
+    refused = await api.post(
+        "/v1/keys", json={"name": "peek", "scopes": ["metrics:read"]}, headers=bearer(admin)
+    )
+    assert refused.status_code == 403, refused.text
+    assert refused.json()["scope"] == "metrics:read"
+    listed = (await api.get("/v1/keys", headers=bearer(admin))).json()["items"]
+    assert [k["name"] for k in listed] == ["acme-key"]  # nothing was made
+    operator = await make_key(engine, "ops", frozenset({Scope.ADMIN, Scope.METRICS_READ}))
+    passed_on = await api.post(
+        "/v1/keys", json={"name": "prom", "scopes": ["metrics:read"]}, headers=bearer(operator)
+    )
+    assert passed_on.status_code == 201, passed_on.text
+    await scrape(api, headers=bearer(passed_on.json()["key"]))

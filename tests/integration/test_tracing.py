@@ -84,7 +84,7 @@ async def test_a_run_is_traced_under_the_request_that_queued_it(
     assert len(model_calls) == 2
     assert {parent_id(s) for s in model_calls} == step_ids
     tool_calls = named(finished, "perdure.tool_call")
-    executors = sorted(s.attributes["perdure.executor"] for s in tool_calls if s.attributes)
+    executors = sorted(str(s.attributes["perdure.executor"]) for s in tool_calls if s.attributes)
     assert executors == ["http", "python"]
     assert {parent_id(s) for s in tool_calls} == {steps[0].context.span_id}
 
