@@ -77,10 +77,11 @@ class TextFormatter(logging.Formatter):
 
 def json_formatter() -> logging.Formatter:
     return JsonFormatter(
-        "{asctime}{levelname}{name}{message}",
+        "{levelname}{name}{message}",
         style="{",
-        rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
-        timestamp=False,
+        rename_fields={"levelname": "level", "name": "logger"},
+        # ISO 8601 in UTC (`2026-12-01T05:42:26.435000+00:00`), which log stores parse.
+        timestamp="time",
         # Text as written (an ellipsis, a name in any script): greppable, still JSON.
         json_ensure_ascii=False,
     )
