@@ -185,7 +185,11 @@ def cmd_serve(args: argparse.Namespace) -> None:
         )
         print(f"perdure: serving on http://{args.host}:{args.port}", flush=True)
         server = uvicorn.Server(
-            uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level)
+            # log_config=None: uvicorn's loggers go through ours (JSON or text), not
+            # handlers of its own.
+            uvicorn.Config(
+                app, host=args.host, port=args.port, log_level=args.log_level, log_config=None
+            )
         )
         # uvicorn shuts down on SIGTERM/SIGINT, then raises the signal again for whatever
         # handler was there before it. Ours swallows it: the embedded Postgres still has to
@@ -380,11 +384,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+def configure_telemetry() -> None:
+    """Logs as PERDURE_LOG_FORMAT says (JSON off a terminal), and traces when the OTEL_*
+    variables configure an exporter (else nothing of the tracing SDK is loaded)."""
+    from app.telemetry import logs, tracing
+
+    logs.configure(load_settings().log_format)
     logging.getLogger("alembic").setLevel(logging.WARNING)
+    try:
+        tracing.setup_from_environment()
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def main(argv: Sequence[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
     try:
+        configure_telemetry()
         args.func(args)
     except CliError as exc:
         print(f"perdure: error: {exc}", file=sys.stderr, flush=True)

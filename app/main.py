@@ -12,6 +12,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from app import __version__, capabilities
 from app.api import problems
 from app.api.limits import BodySizeLimit
+from app.api.observe import RequestMetrics
 from app.api.routes import (
     agents,
     approvals,
@@ -19,6 +20,7 @@ from app.api.routes import (
     health,
     history,
     keys,
+    metrics,
     runs,
     schedules,
     sessions,
@@ -84,6 +86,8 @@ def create_app(
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     if trusted_hosts is not None:
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(trusted_hosts))
+    # Last added, so outermost: it counts the answers of the checks above too.
+    app.add_middleware(RequestMetrics)
     for router in (
         health.router,
         agents.router,
@@ -95,6 +99,7 @@ def create_app(
         keys.router,
         audit.router,
         webhooks.router,
+        metrics.router,
     ):
         app.include_router(router)
     return app

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -90,6 +90,12 @@ class Settings(BaseSettings):
     webhook_poll_s: float = Field(default=1.0, gt=0)
     webhook_concurrency: int = Field(default=16, ge=1, le=1024)
     webhook_keep_days: float = Field(default=7.0, gt=0)
+
+    # Observability. Log lines: `json` (one object per line) or `text`; unset, JSON unless
+    # stderr is a terminal. `perdure worker` serves its Prometheus metrics on this port
+    # (all interfaces) when set; `perdure serve` has them at GET /metrics.
+    log_format: Literal["json", "text"] | None = None
+    metrics_port: int | None = Field(default=None, ge=1, le=65535)
 
     # -- Operator capabilities (DESIGN.md §12; the rules are in app/capabilities.py) --
     # Lists are comma-separated in the environment. Module prefixes whose functions may

@@ -19,6 +19,9 @@ class Scope(StrEnum):
     RUNS_WRITE = "runs:write"  # send, cancel, resume, tool results, forks, delete
     APPROVALS_DECIDE = "approvals:decide"
     ADMIN = "admin"  # the tenant's API keys and audit log
+    # GET /metrics: counts over every tenant (no ids). An operator's scope, for the
+    # monitoring system's key; `admin` does not imply it.
+    METRICS_READ = "metrics:read"
 
 
 ALL_SCOPES = frozenset(Scope)

@@ -49,6 +49,7 @@ from app.domain.run import (
 )
 from app.engine.transcript import call_ids, model_messages
 from app.providers.base import Model, ModelError, ModelReply, ModelRequest
+from app.telemetry import metrics, tracing
 from app.tools.base import ToolContext, ToolExecutor, ToolOutcome
 
 log = logging.getLogger("perdure.engine")
@@ -282,23 +283,28 @@ class AgentLoop:
             await self._append_input()
         while self.state.steps < self.state.max_steps:
             self._check_stop(boundary=True)
-            exceeded = self._over_budget(before_tool_call=False)
-            if exceeded is not None:
-                return await self._end_over_budget(exceeded)
-            try:
-                reply = await self._call_model()
-            except ModelError as exc:
-                return await self._model_failed(exc)
-            plan = await self._save_turn(reply)
-            if not plan:
-                return RunStatus.FINISHED
-            paused = await self._run_batch(plan)
-            if paused is not None:
-                return paused
+            with tracing.span("perdure.step", {"perdure.step": self.state.steps + 1}):
+                rest = await self._step()
+            if rest is not None:
+                return rest
         await self._commit(RunStatus.FINISHED, output=self._last_text(), finish_reason="max_steps")
         return RunStatus.FINISHED
 
     # -- steps ---------------------------------------------------------------------------
+
+    async def _step(self) -> RunStatus | None:
+        """One model turn and its tool calls; the status the run rests in, or None to go on."""
+        exceeded = self._over_budget(before_tool_call=False)
+        if exceeded is not None:
+            return await self._end_over_budget(exceeded)
+        try:
+            reply = await self._call_model()
+        except ModelError as exc:
+            return await self._model_failed(exc)
+        plan = await self._save_turn(reply)
+        if not plan:
+            return RunStatus.FINISHED
+        return await self._run_batch(plan)
 
     async def _append_input(self) -> None:
         state = self.state
@@ -332,7 +338,20 @@ class AgentLoop:
             attempt=self.state.attempts,
             on_delta=self.on_delta,
         )
-        return await self.model.generate(request)
+        provider = self.agent.model.provider
+        started = time.perf_counter()
+        with tracing.span(
+            "perdure.model_call",
+            {"perdure.provider": provider, "perdure.attempt": self.state.attempts},
+        ):
+            try:
+                reply = await self.model.generate(request)
+            except ModelError as exc:
+                metrics.MODEL_CALL.labels(provider, "error").observe(time.perf_counter() - started)
+                metrics.MODEL_ERRORS.labels(provider, metrics.bounded(exc.code)).inc()
+                raise
+        metrics.MODEL_CALL.labels(provider, "ok").observe(time.perf_counter() - started)
+        return reply
 
     async def _save_turn(self, reply: ModelReply) -> list[Planned]:
         """Save the model's turn and its calls, before any of them runs; returns what to
@@ -539,11 +558,20 @@ class AgentLoop:
                     self.control.lease_token,
                     tenant_id=self.state.tenant_id,
                 )
-                try:
-                    outcome = await self.tools.execute(item.tool, item.arguments, context)
-                except Exception as exc:  # a tool bug must yield a result, never a lost turn
-                    log.warning("tool %s raised %r", item.tool.name, exc)
-                    outcome = ToolOutcome.error("tool_failed", f"{type(exc).__name__}: {exc}")
+                executor = item.tool.executor.type
+                started = time.perf_counter()
+                with tracing.span(
+                    "perdure.tool_call",
+                    {"perdure.tool": item.tool.name, "perdure.executor": executor},
+                ):
+                    try:
+                        outcome = await self.tools.execute(item.tool, item.arguments, context)
+                    except Exception as exc:  # a tool bug must yield a result, not a lost turn
+                        log.warning("tool %s raised %r", item.tool.name, exc)
+                        outcome = ToolOutcome.error("tool_failed", f"{type(exc).__name__}: {exc}")
+                metrics.TOOL_CALL.labels(executor, "ok" if outcome.ok else "error").observe(
+                    time.perf_counter() - started
+                )
             status = CallStatus.OK if outcome.ok else CallStatus.ERROR
             return Settlement(call.id, status, outcome.result)
 

@@ -73,7 +73,14 @@ WITH owners AS MATERIALIZED (
     SELECT r.id,
            r.lease_owner AS previous_owner,
            r.status = 'running' AS died,
-           r.status = 'running' AND r.suspect AND r.deaths + 1 >= :max_deaths AS poisoned
+           r.status = 'running' AND r.suspect AND r.deaths + 1 >= :max_deaths AS poisoned,
+           -- Why its worker lost it, for the takeover metric: `liveness` when the owner's
+           -- lock is free (its connection is gone: a dead process), else `expired` (a late
+           -- one). The lock is re-entrant in this transaction, so asking again is free.
+           CASE WHEN r.status <> 'running' THEN NULL
+                WHEN r.lease_owner <> :owner
+                     AND pg_try_advisory_xact_lock(hashtextextended(r.lease_owner, 0))
+                THEN 'liveness' ELSE 'expired' END AS takeover
       FROM candidates c JOIN runs r ON r.id = c.id
      WHERE :idle AND {_UNDER_SUSPICION}
      ORDER BY r.deaths, r.not_before
@@ -87,7 +94,8 @@ WITH owners AS MATERIALIZED (
 ), ready AS (
     -- Ordinary runs: queued and past any back-off. None while a suspect waits: busy
     -- workers then start nothing new, so the first to run out of runs takes it.
-    SELECT r.id, NULL AS previous_owner, false AS died, false AS poisoned
+    SELECT r.id, NULL AS previous_owner, false AS died, false AS poisoned,
+           NULL AS takeover
       FROM runs r
      WHERE r.status = 'queued' AND NOT r.suspect AND r.not_before <= clock_timestamp()
        AND NOT EXISTS (SELECT 1 FROM suspect)
@@ -135,7 +143,7 @@ UPDATE runs r
   FROM chosen c
  WHERE r.id = c.id
 RETURNING r.id, r.tenant_id, r.session_id, r.lease_token, r.suspect, r.deaths, r.claims,
-          r.last_error, c.poisoned, c.died, c.previous_owner
+          r.last_error, c.poisoned, c.died, c.previous_owner, c.takeover
 ), happened AS (
     -- The claim's events: a takeover names the worker it was taken from; then the run
     -- starts under its new token, or fails as poison.
@@ -154,7 +162,7 @@ RETURNING r.id, r.tenant_id, r.session_id, r.lease_token, r.suspect, r.deaths, r
            ) AS e(ord, type, data)
      WHERE e.type IS NOT NULL
 ), {appending("happened")}
-SELECT id, lease_token, suspect, deaths, poisoned FROM claimed
+SELECT id, session_id, lease_token, suspect, deaths, poisoned, takeover FROM claimed
 """)  # noqa: S608
 
 # Held by each worker, for its whole life, on its dedicated heartbeat connection. Postgres
@@ -253,6 +261,10 @@ class Claim:
     deaths: int = 0
     # Past the limit of deaths: failed (`poison_run`) by the claim, not to be driven.
     poisoned: bool = False
+    # Taken over from a worker that stopped driving it: "liveness" (its liveness lock
+    # was free: the process is gone) or "expired" (its lease ran out: a late worker).
+    takeover: str | None = None
+    session_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -288,7 +300,18 @@ async def claim_runs(
             "max_deaths": max_deaths,
         },
     )
-    return [Claim(row.id, row.lease_token, row.suspect, row.deaths, row.poisoned) for row in result]
+    return [
+        Claim(
+            row.id,
+            row.lease_token,
+            row.suspect,
+            row.deaths,
+            row.poisoned,
+            row.takeover,
+            row.session_id,
+        )
+        for row in result
+    ]
 
 
 async def hold_liveness(conn: AsyncConnection, *, owner: str) -> None:

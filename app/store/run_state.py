@@ -25,6 +25,8 @@ class LoadedRun:
     state: RunState
     agent: AgentDefinition
     cancel_requested: bool
+    # The W3C trace context of the request that queued the run, if it was traced.
+    trace_context: dict[str, str] | None = None
 
 
 async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
@@ -42,6 +44,7 @@ async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
                 runs.c.usage,
                 runs.c.attempts,
                 runs.c.cancel_requested,
+                runs.c.trace_context,
                 runs.c.budget,
                 sessions.c.budget.label("session_budget"),
                 agent_versions.c.definition,
@@ -90,7 +93,7 @@ async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
         session_budget=session_budget,
         session_usage=spent_before,
     )
-    return LoadedRun(state, agent, row.cancel_requested)
+    return LoadedRun(state, agent, row.cancel_requested, row.trace_context)
 
 
 def session_override(stored: dict[str, Any] | None) -> Budget | None:

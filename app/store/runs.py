@@ -123,6 +123,9 @@ class SendCommand:
     on_drift: str | None = None
     # Who sends it (Principal.as_actor()); None for the store's own callers (benchmarks).
     created_by: dict[str, Any] | None = None
+    # The sending request's W3C trace context (None when tracing is off): not part of
+    # what an Idempotency-Key promises (`fingerprint`), a redelivery may carry another.
+    trace_context: dict[str, str] | None = None
     # Limits for this run over the agent's `budget`, and for the session over its
     # `session_budget` (kept for later sends).
     budget: Budget | None = None
@@ -326,6 +329,7 @@ async def send(conn: AsyncConnection, command: SendCommand) -> tuple[RunRecord, 
                     command.fingerprint() if command.idempotency_key is not None else None
                 ),
                 created_by=command.created_by,
+                trace_context=command.trace_context,
                 agent_version=version,
                 max_steps=max_steps,
                 usage=Usage().as_dict(),

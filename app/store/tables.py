@@ -154,6 +154,9 @@ runs = Table(
     Column("request_fingerprint", Text, nullable=True),
     # Who sent the input (tenant, key name and prefix): a distinct approver must differ.
     Column("created_by", JSONB, nullable=True),
+    # The W3C trace context (`traceparent`, `tracestate`) of the request that queued it,
+    # when tracing was on: the worker's spans for the run join that trace.
+    Column("trace_context", JSONB, nullable=True),
     Column("agent_version", Integer, nullable=False),
     Column("steps", Integer, nullable=False, server_default=text("0")),
     Column("max_steps", Integer, nullable=False),

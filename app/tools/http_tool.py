@@ -22,6 +22,7 @@ from app.capabilities import Capabilities, unavailable_message
 from app.domain.agent import EnvValue, HttpExecutor, ToolSpec
 from app.egress import EgressRefused
 from app.http_body import ACCEPT_ENCODING, BodyTooLarge, read_capped
+from app.telemetry import tracing
 from app.tools.base import ToolContext, ToolOutcome
 
 RETRY_BASE_S = 0.2
@@ -81,6 +82,9 @@ class HttpTools:
             # Only codings read_capped inflates within the cap.
             "Accept-Encoding": ACCEPT_ENCODING,
         }
+        # The tool's span (`traceparent`), when tracing is on: the tool server's own spans
+        # join the run's trace.
+        tracing.inject(headers)
         last: ToolOutcome | None = None
         for attempt in range(executor.max_retries + 1):
             if attempt:

@@ -9,6 +9,7 @@ cannot be sent is dropped: they are a preview, and the saved turn follows.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from uuid import UUID
 
@@ -43,7 +44,8 @@ class DeltaSender:
         self._counts[run_id] = n + len(pieces)
         self._waiting.extend(pieces)
         if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._send_soon())
+            # Its own context: it sends every run's deltas, not only the one that started it.
+            self._task = asyncio.create_task(self._send_soon(), context=contextvars.Context())
 
     def forget(self, run_id: UUID) -> None:
         self._counts.pop(run_id, None)

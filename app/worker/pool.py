@@ -37,6 +37,7 @@ from app.settings import Settings
 from app.store import checkpoint, leases, run_state
 from app.store.unavailable import DATABASE_UNAVAILABLE, describe
 from app.store.wakeups import listen
+from app.telemetry import logs, metrics, tracing
 from app.tools.dispatch import ToolDispatcher
 from app.tools.http_tool import HttpTools
 from app.worker import housekeeping
@@ -120,7 +121,11 @@ class FencedJournal:
             # A streamed turn's deltas reach clients before the turn's own event.
             await self.deltas.flush()
         # It also clears the run's suspicion when the write is progress (write.progress).
-        await self.saves.save(self.run_id, self.token, write)
+        try:
+            await self.saves.save(self.run_id, self.token, write)
+        except LeaseLost:
+            metrics.FENCED_WRITES_REJECTED.inc()
+            raise
         if write.progress:
             self.control.progressed()
         if write.calls:
@@ -307,45 +312,64 @@ class WorkerPool:
             )
         again = len(claims) == limit
         for claim in claims:
-            if claim.poisoned:
-                log.warning(
-                    "run %s failed: poison_run: its worker died %d times while it was driven "
-                    "alone (PERDURE_POISON_MAX_DEATHS); resume it to try again",
-                    claim.run_id,
-                    claim.deaths,
-                )
-                again = True  # still idle: there may be more waiting
-                continue
-            if claim.suspect:
-                log.warning(
-                    "run %s is under suspicion (a worker died driving it; %d deaths while "
-                    "driven alone): driving it alone",
-                    claim.run_id,
-                    claim.deaths,
-                )
-            faults.point("after_claim")
-            control = RunControl(
-                claim.run_id,
-                claim.lease_token,
-                self.settings.lease_ttl_s,
-                self.settings.lease_margin_s,
-                self._draining,
-                sent_at,
-                solo=claim.suspect,
-            )
-            previous = self._tasks.get(claim.run_id)
-            if previous is not None:
-                # Its lease lapsed while we still drove it (a stall): that driver's token
-                # is stale, so stop it, and drive the run again once it has let go.
-                self.active[claim.run_id].stop(StopReason.LEASE_LOST)
-            self.active[claim.run_id] = control
-            self._tasks[claim.run_id] = asyncio.create_task(self._drive(control, previous))
+            with logs.about_run(claim.run_id, claim.session_id, claim.lease_token, self.owner):
+                again = self._start(claim, sent_at) or again
         return again
+
+    def _start(self, claim: leases.Claim, sent_at: float) -> bool:
+        """Drive a claimed run (or count a poisoned one); True when the claim was poison,
+        so the pool is still idle and may claim again at once."""
+        if claim.takeover is not None:
+            metrics.TAKEOVERS.labels(claim.takeover).inc()
+        if claim.poisoned:
+            metrics.POISONED.inc()
+            log.warning(
+                "run %s failed: poison_run: its worker died %d times while it was driven "
+                "alone (PERDURE_POISON_MAX_DEATHS); resume it to try again",
+                claim.run_id,
+                claim.deaths,
+            )
+            return True  # still idle: there may be more waiting
+        metrics.CLAIMS.inc()
+        if claim.suspect:
+            log.warning(
+                "run %s is under suspicion (a worker died driving it; %d deaths while "
+                "driven alone): driving it alone",
+                claim.run_id,
+                claim.deaths,
+            )
+        faults.point("after_claim")
+        control = RunControl(
+            claim.run_id,
+            claim.lease_token,
+            self.settings.lease_ttl_s,
+            self.settings.lease_margin_s,
+            self._draining,
+            sent_at,
+            solo=claim.suspect,
+        )
+        previous = self._tasks.get(claim.run_id)
+        if previous is not None:
+            # Its lease lapsed while we still drove it (a stall): that driver's token
+            # is stale, so stop it, and drive the run again once it has let go.
+            self.active[claim.run_id].stop(StopReason.LEASE_LOST)
+        self.active[claim.run_id] = control
+        self._tasks[claim.run_id] = asyncio.create_task(
+            self._drive(control, claim.session_id, previous)
+        )
+        return False
 
     # -- driving one run -----------------------------------------------------------------
 
-    async def _drive(self, control: RunControl, previous: asyncio.Task[None] | None = None) -> None:
+    async def _drive(
+        self,
+        control: RunControl,
+        session_id: str,
+        previous: asyncio.Task[None] | None = None,
+    ) -> None:
         run_id = control.run_id
+        # Every line this task (and the tasks it starts) logs names the run.
+        logs.bind_run(run_id, session_id, control.lease_token, self.owner)
         if previous is not None:
             await asyncio.gather(previous, return_exceptions=True)
         try:
@@ -353,27 +377,18 @@ class WorkerPool:
                 loaded = await run_state.load_run(conn, run_id)
             if loaded is None:
                 return  # deleted between the claim and now
-            if loaded.cancel_requested:
-                control.stop(StopReason.CANCEL)
-            loop = AgentLoop(
-                loaded.state,
-                loaded.agent,
-                build_model(
-                    loaded.agent.model,
-                    self.http,
-                    self.capabilities,
-                    tenant_id=loaded.state.tenant_id,
-                ),
-                self.tools,
-                FencedJournal(self.saves, control, self.deltas),
-                control,
-                self.retry,
-                on_delta=self.deltas.sender(
-                    loaded.state.tenant_id, loaded.state.session_id, run_id
-                ),
-            )
-            status = await loop.run()
-            log.debug("run %s -> %s", run_id, status)
+            with tracing.span(
+                "perdure.run",
+                {
+                    "perdure.run_id": str(run_id),
+                    "perdure.session_id": session_id,
+                    "perdure.lease_token": control.lease_token,
+                    "perdure.worker": self.owner,
+                },
+                # A child of the request that queued the run: one trace from send to end.
+                parent=loaded.trace_context,
+            ):
+                await self._drive_loaded(control, loaded)
         except RunStopped as stop:
             if stop.reason is StopReason.LEASE_MARGIN:
                 log.warning(
@@ -413,6 +428,29 @@ class WorkerPool:
                 del self._tasks[run_id]
                 self.deltas.forget(run_id)
             self._wake.set()
+
+    async def _drive_loaded(self, control: RunControl, loaded: run_state.LoadedRun) -> None:
+        if loaded.cancel_requested:
+            control.stop(StopReason.CANCEL)
+        loop = AgentLoop(
+            loaded.state,
+            loaded.agent,
+            build_model(
+                loaded.agent.model,
+                self.http,
+                self.capabilities,
+                tenant_id=loaded.state.tenant_id,
+            ),
+            self.tools,
+            FencedJournal(self.saves, control, self.deltas),
+            control,
+            self.retry,
+            on_delta=self.deltas.sender(
+                loaded.state.tenant_id, loaded.state.session_id, control.run_id
+            ),
+        )
+        status = await loop.run()
+        log.debug("run %s -> %s", control.run_id, status)
 
     async def _give_back(self, control: RunControl) -> None:
         """Hand a run given up back at once (fenced), on the hand-back connection."""

@@ -6,8 +6,11 @@ import asyncio
 import logging
 import signal
 
+from prometheus_client import start_http_server
+
 from app import capabilities
 from app.settings import Settings
+from app.telemetry import metrics
 from app.worker.pool import WorkerPool
 
 log = logging.getLogger("perdure.worker")
@@ -21,6 +24,11 @@ async def serve_worker(settings: Settings) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    if settings.metrics_port is not None:
+        # The worker's own counters (claims, takeovers, saves, model and tool calls) on a
+        # port of its own: there is no API in this process to serve GET /metrics.
+        start_http_server(settings.metrics_port, registry=metrics.registry())
+        log.info("metrics on :%d/metrics", settings.metrics_port)
     await pool.start()
     print(f"perdure: worker {pool.owner} running {pool.concurrency} runs at most", flush=True)  # noqa: T201
     await stop.wait()

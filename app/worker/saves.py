@@ -14,6 +14,8 @@ A save waits in the queue for as long as it takes: what may end it is its run's 
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import time
 from collections import deque
 from dataclasses import dataclass
 from uuid import UUID
@@ -21,6 +23,7 @@ from uuid import UUID
 from app.domain.run import CheckpointWrite
 from app.store import checkpoint
 from app.store.checkpoint import FencedWrite
+from app.telemetry import metrics
 from app.worker.connections import ConnectionGate
 
 # Enough to absorb a burst in few round trips; small enough that one transaction stays
@@ -54,7 +57,11 @@ class SaveQueue:
         self._queue.append(_Queued(FencedWrite(run_id, token, write), done))
         if self._writing < self.gate.size:
             self._writing += 1
-            writer = asyncio.create_task(self._write_queued(), name="saves")
+            # A context of its own: a writer commits many runs' saves, so it must not log
+            # (or trace) as the run whose save happened to start it.
+            writer = asyncio.create_task(
+                self._write_queued(), name="saves", context=contextvars.Context()
+            )
             self._tasks.add(writer)
             writer.add_done_callback(self._tasks.discard)
         await done
@@ -75,7 +82,9 @@ class SaveQueue:
                 batch = self._take()  # what queued up while this writer waited its turn
                 if not batch:
                     return  # other writers took it all meanwhile
+                started = time.perf_counter()
                 outcomes = await checkpoint.write_checkpoints(conn, [q.fenced for q in batch])
+                metrics.CHECKPOINT_WRITE.observe(time.perf_counter() - started)
                 for queued, outcome in zip(batch, outcomes, strict=True):
                     _settle(queued.done, outcome)
         except Exception as error:

@@ -31,6 +31,7 @@ from app.egress import EgressRefused
 from app.settings import Settings
 from app.store import webhooks as store
 from app.store.unavailable import DATABASE_UNAVAILABLE, describe
+from app.telemetry import metrics
 from app.worker.connections import ConnectionGate
 
 log = logging.getLogger("perdure.worker")
@@ -157,6 +158,9 @@ class WebhookSender:
                     error=outcome.error,
                     delay_s=delay,
                 )
+            metrics.WEBHOOK_DELIVERIES.labels(
+                "retry" if outcome.status == "pending" else outcome.status
+            ).inc()
             if outcome.status == "failed":
                 log.warning(
                     "webhook %s gave up on %s/%s: %s",

@@ -152,6 +152,8 @@ CASES: dict[tuple[str, str], tuple[str, str, dict[str, Any] | None]] = {
     ("get", "/v1/audit"): ("list", "/v1/audit", None),
     ("post", "/v1/keys"): ("create", "/v1/keys", {"name": "made-here", "scopes": ["runs:read"]}),
     ("delete", "/v1/keys/{prefix}"): ("object", "/v1/keys/{prefix}", None),
+    # Fleet-wide counts, no ids: B's monitor sees nothing that names A's objects.
+    ("get", "/metrics"): ("list", "/metrics", None),
     ("get", "/v1/runs"): ("list", "/v1/runs", None),
     ("get", "/v1/runs/{run_id}"): ("object", "/v1/runs/{run_id}", None),
     ("patch", "/v1/runs/{run_id}"): ("object", "/v1/runs/{run_id}", {"metadata": {"k": "v"}}),

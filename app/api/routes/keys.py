@@ -67,7 +67,16 @@ class KeyList(BaseModel):
 
 @router.post("", status_code=201, response_model=KeyCreated, responses=responses())
 async def create_key(body: KeyCreate, principal: Admin, engine: EngineDep) -> KeyCreated:
-    """Make a key in the caller's tenant. The answer is the only time the key is shown."""
+    """Make a key in the caller's tenant. The answer is the only time the key is shown.
+
+    `metrics:read` (every tenant's counts) is the operator's to give: a key may pass it on
+    only if it holds it (`perdure keys create` gives it), so a tenant's admin cannot."""
+    if Scope.METRICS_READ in body.scopes and Scope.METRICS_READ not in principal.scopes:
+        raise errors.Forbidden(
+            "only a key that holds 'metrics:read' may grant it (the operator gives it with "
+            "`perdure keys create`)",
+            scope=Scope.METRICS_READ.value,
+        )
     async with engine.begin() as conn:
         key, plaintext = await store.create_key(
             conn,

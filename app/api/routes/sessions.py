@@ -38,6 +38,7 @@ from app.store import sessions as session_store
 from app.store import transcript
 from app.store.runs import SendCommand
 from app.store.sessions import SessionFilter
+from app.telemetry import tracing
 
 router = APIRouter(prefix="/v1/sessions", tags=["sessions"])
 
@@ -109,6 +110,7 @@ async def send(
     command = SendCommand(
         tenant_id=principal.tenant_id,
         created_by=principal.as_actor(),
+        trace_context=tracing.carrier(),
         session_id=check_session_id(session_id),
         input=body.input_messages(),
         agent_id=body.agent_id,
