@@ -19,6 +19,8 @@ POINTS = frozenset(
         "after_input_commit",  # the run's input was appended
         "after_turn_commit",  # a model turn and its calls were saved, no tool ran yet
         "after_result_commit",  # a tool result was saved
+        "after_children_commit",  # a pause started child runs (sub-agents)
+        "after_child_end_commit",  # a child run ended (and queued its parent, if last)
     }
 )
 
