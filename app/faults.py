@@ -21,6 +21,8 @@ POINTS = frozenset(
         "after_result_commit",  # a tool result was saved
         "after_fire_claim",  # a due schedule was locked, nothing written yet
         "after_fire_commit",  # a schedule's fires and their runs were committed
+        "after_children_commit",  # a pause started child runs (sub-agents)
+        "after_child_end_commit",  # a child run ended (and queued its parent, if last)
     }
 )
 

@@ -19,11 +19,13 @@ from pydantic import (
 from app import errors
 from app.domain.agent import ID_PATTERN, AgentDefinition, Strict
 from app.domain.budget import Budget
+from app.domain.budget import Usage as DomainUsage
 from app.domain.fork import ForkPatch
 from app.domain.metadata import Metadata, MetadataPatch
 from app.domain.run import Entry, Message, ToolCall
 from app.store.agents import AgentSummary, AgentVersion
 from app.store.approvals import ApprovalRecord
+from app.store.children import Parent
 from app.store.events import EventRecord
 from app.store.history import CheckpointRecord
 from app.store.runs import RunRecord
@@ -214,6 +216,24 @@ class PendingToolCall(BaseModel):
     arguments: Any
 
 
+class ParentLink(BaseModel):
+    """A parent in a run's tree of sub-agents: the run, and its call that started the child."""
+
+    run_id: str
+    session_id: str
+    agent_id: str
+    tool_call_id: str
+
+    @classmethod
+    def of(cls, parent: Parent) -> ParentLink:
+        return cls(
+            run_id=str(parent.run_id),
+            session_id=parent.session_id,
+            agent_id=parent.agent_id,
+            tool_call_id=parent.tool_call_id,
+        )
+
+
 class RunOut(BaseModel):
     id: str
     session_id: str
@@ -246,6 +266,17 @@ class RunOut(BaseModel):
         description="When that lease runs out unless renewed (the database's clock); a "
         "running run past it has lost its worker."
     )
+    parent_run_id: str | None = Field(
+        default=None, description="The run whose agent tool's call started this one (a sub-agent)."
+    )
+    parent_tool_call_id: str | None = Field(
+        default=None, description="That call: this run's output becomes its result."
+    )
+    depth: int = Field(default=0, description="Parents above this run (0: a top-level run).")
+    usage_with_children: Usage | None = Field(
+        default=None,
+        description="What this run and every run under it (its sub-agents') spent together.",
+    )
 
     @classmethod
     def of(
@@ -253,8 +284,15 @@ class RunOut(BaseModel):
         run: RunRecord,
         approvals: list[ApprovalRecord] | None = None,
         awaited: list[AwaitedCall] | None = None,
+        tree_usage: DomainUsage | None = None,
     ) -> RunOut:
         return cls(
+            parent_run_id=str(run.parent_run_id) if run.parent_run_id is not None else None,
+            parent_tool_call_id=run.parent_call_id,
+            depth=run.depth,
+            usage_with_children=(
+                Usage(**tree_usage.as_dict()) if tree_usage is not None else Usage(**run.usage)
+            ),
             pending_tool_calls=[
                 PendingToolCall(tool_call_id=c.tool_call_id, name=c.name, arguments=c.arguments)
                 for c in awaited or []
@@ -496,9 +534,14 @@ class ApprovalOut(BaseModel):
     expires_at: datetime | None
     created_at: datetime
     decided_at: datetime | None
+    parent_chain: list[ParentLink] = Field(
+        default_factory=list,
+        description="When the run is a sub-agent's: its parents, nearest first, up to the "
+        "top-level run.",
+    )
 
     @classmethod
-    def of(cls, record: ApprovalRecord) -> ApprovalOut:
+    def of(cls, record: ApprovalRecord, parents: list[Parent] | None = None) -> ApprovalOut:
         decision = dict(record.decision) if record.decision is not None else None
         decided_by = decision.pop("decided_by", None) if decision is not None else None
         return cls(
@@ -514,6 +557,7 @@ class ApprovalOut(BaseModel):
             expires_at=record.expires_at,
             created_at=record.created_at,
             decided_at=record.decided_at,
+            parent_chain=[ParentLink.of(p) for p in parents or []],
         )
 
 

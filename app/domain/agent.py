@@ -280,7 +280,22 @@ class ClientExecutor(Strict):
     type: Literal["client"]
 
 
-Executor = Annotated[HttpExecutor | PythonExecutor | ClientExecutor, Field(discriminator="type")]
+class AgentExecutor(Strict):
+    """A sub-agent: the call starts a child run of this agent in a child session, with
+    the call's arguments as its input (`{"input": "text"}` gives that text; other
+    arguments are passed as their JSON). The parent pauses as `awaiting_children` until
+    the child ends; the child's output (or its failure) is the call's result."""
+
+    type: Literal["agent"]
+    agent_id: str = Field(pattern=ID_PATTERN, max_length=200)
+    agent_version: int | None = Field(
+        default=None, ge=1, description="A version to pin; none: the latest when it starts."
+    )
+
+
+Executor = Annotated[
+    HttpExecutor | PythonExecutor | ClientExecutor | AgentExecutor, Field(discriminator="type")
+]
 
 
 class ApprovalRules(Strict):
@@ -328,6 +343,14 @@ class AgentDefinition(Strict):
     tools: list[ToolSpec] = Field(default_factory=list, max_length=MAX_TOOLS)
     max_steps: int = Field(default=20, ge=1, le=1000)
     tool_concurrency: int = Field(default=4, ge=1, le=64)
+    max_depth: int = Field(
+        default=5,
+        ge=0,
+        le=50,
+        description="How deep a run of this agent may be in a tree of sub-agents for it "
+        "to start a child (a top-level run is at depth 0); a call past it is an error "
+        "result the model reads.",
+    )
     on_drift: Literal["warn", "error", "ignore"] = "warn"
     budget: Budget = Field(
         default_factory=Budget,
@@ -391,6 +414,9 @@ def _behaviour(tool: ToolSpec) -> dict[str, Any]:
         where["headers"] = redacted_headers(executor.headers)
     elif isinstance(executor, PythonExecutor):
         where["path"] = executor.path
+    elif isinstance(executor, AgentExecutor):
+        where["agent_id"] = executor.agent_id
+        where["agent_version"] = executor.agent_version
     return {
         "executor": where,
         "needs_approval": tool.needs_approval,

@@ -7,6 +7,7 @@ carries its result once it settles.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -21,6 +22,9 @@ class RunStatus(StrEnum):
     RUNNING = "running"
     AWAITING_APPROVAL = "awaiting_approval"
     AWAITING_TOOL_RESULTS = "awaiting_tool_results"
+    # Its batch started child runs (sub-agents): no lease held; queued again by the
+    # transaction that ends its last child.
+    AWAITING_CHILDREN = "awaiting_children"
     FINISHED = "finished"
     FAILED = "failed"
     CANCELLED = "cancelled"
@@ -40,7 +44,9 @@ class SessionStatus(StrEnum):
 
 
 TERMINAL = frozenset({RunStatus.FINISHED, RunStatus.FAILED, RunStatus.CANCELLED})
-PAUSED = frozenset({RunStatus.AWAITING_APPROVAL, RunStatus.AWAITING_TOOL_RESULTS})
+PAUSED = frozenset(
+    {RunStatus.AWAITING_APPROVAL, RunStatus.AWAITING_TOOL_RESULTS, RunStatus.AWAITING_CHILDREN}
+)
 # A run in one of these holds its session: later sends queue behind it.
 ACTIVE = frozenset({RunStatus.QUEUED, RunStatus.RUNNING, *PAUSED})
 
@@ -106,6 +112,46 @@ class NewApproval:
 
 
 @dataclass
+class ChildRun:
+    """The run an agent tool's call started, as its parent needs it to settle the call."""
+
+    run_id: UUID
+    session_id: str
+    status: RunStatus
+    output: str | None = None
+    finish_reason: str | None = None
+    last_error: dict[str, Any] | None = None
+
+    @property
+    def ended(self) -> bool:
+        return self.status in TERMINAL
+
+
+@dataclass
+class NewChild:
+    """A child run the parent's pause creates, in its child session, in the same
+    transaction (`app/store/children.py`)."""
+
+    run_id: UUID
+    tool_call_id: str
+    session_id: str
+    agent_id: str
+    agent_version: int | None
+    input: list[dict[str, Any]]
+
+
+def child_session_id(parent_session_id: str, tool_call_id: str) -> str:
+    """The session of the child run an agent tool's call starts: derived from the call
+    alone, so a parent that runs the call again after a crash finds the same child.
+
+    A valid session id whatever the call id holds (call ids are the model's own): the
+    parent's id, cut to leave room, then a digest of both.
+    """
+    digest = hashlib.sha256(f"{parent_session_id}\0{tool_call_id}".encode()).hexdigest()[:24]
+    return f"{parent_session_id[:170].rstrip('.')}.sub-{digest}"
+
+
+@dataclass
 class ToolCall:
     # Perdure's id, unique in the session: the model's own id when it sent one that was
     # free, else a minted one (`provider_call_id` then keeps the model's).
@@ -121,6 +167,8 @@ class ToolCall:
     client_output: ClientOutput | None = None
     # The model's id for the call, as it sent it; None if it sent none.
     provider_call_id: str | None = None
+    # The child run an agent tool's call started, once it exists.
+    child: ChildRun | None = None
 
     @property
     def settled(self) -> bool:
@@ -158,6 +206,10 @@ class RunState:
     budget: Budget = field(default_factory=Budget)
     session_budget: Budget = field(default_factory=Budget)
     session_usage: Usage = field(default_factory=Usage)
+    # A child run's place in its tree: its parent's session (None: a top-level run) and
+    # how many parents it has.
+    parent_session_id: str | None = None
+    depth: int = 0
     calls: dict[str, ToolCall] = field(init=False)
     # Transcript entries a reader sees: messages plus settled calls.
     visible_count: int = field(init=False)
@@ -230,6 +282,8 @@ class CheckpointWrite:
     # Settlements with status RUNNING record an at-most-once call's start (its intent).
     settlements: list[Settlement] = field(default_factory=list)
     approvals: list[NewApproval] = field(default_factory=list)
+    # Child runs started by this save (an `awaiting_children` pause): same transaction.
+    children: list[NewChild] = field(default_factory=list)
     # Calls that start right after this save (a turn's calls that need nobody): an event.
     started: list[str] = field(default_factory=list)
     input_seq: int | None = None

@@ -13,6 +13,7 @@ come in as interfaces. The order of effects is the whole point:
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
 import secrets
@@ -27,6 +28,7 @@ from jsonschema import Draft202012Validator
 
 from app.domain.agent import (
     AgentDefinition,
+    AgentExecutor,
     ClientExecutor,
     ToolSpec,
     fingerprint,
@@ -38,14 +40,17 @@ from app.domain.run import (
     ApprovalStatus,
     CallStatus,
     CheckpointWrite,
+    ChildRun,
     Message,
     NewApproval,
+    NewChild,
     NewMessage,
     RunState,
     RunStatus,
     Settlement,
     ToolCall,
     Usage,
+    child_session_id,
 )
 from app.engine.transcript import call_ids, model_messages
 from app.providers.base import Model, ModelError, ModelReply, ModelRequest
@@ -129,9 +134,25 @@ class AwaitingOutput:
     call: ToolCall
 
 
-# What to do with an unsettled call: settle it now, run it, ask a human, or wait for the
-# caller's output.
-Planned: TypeAlias = Settlement | Runnable | Gated | AwaitingOutput
+@dataclass(frozen=True)
+class SpawnChild:
+    """An agent tool's call with no child run yet: the pause starts one."""
+
+    call: ToolCall
+    executor: AgentExecutor
+    arguments: Any
+
+
+@dataclass(frozen=True)
+class AwaitingChild:
+    """An agent tool's call whose child run has not ended."""
+
+    call: ToolCall
+
+
+# What to do with an unsettled call: settle it now, run it, ask a human, wait for the
+# caller's output, or start (or wait for) a child run.
+Planned: TypeAlias = Settlement | Runnable | Gated | AwaitingOutput | SpawnChild | AwaitingChild
 
 
 def new_call_id() -> str:
@@ -149,6 +170,40 @@ INTERRUPTED = error_result(
 )
 
 
+def child_input(arguments: Any) -> list[dict[str, Any]]:
+    """A child run's input, from its call's arguments: `{"input": "text"}` is that text
+    as a user message; any other arguments are the message's content as JSON."""
+    if isinstance(arguments, dict) and set(arguments) == {"input"}:
+        text = arguments["input"]
+        if isinstance(text, str):
+            return [{"role": "user", "content": text}]
+    return [{"role": "user", "content": json.dumps(arguments, ensure_ascii=False)}]
+
+
+def child_result(call_id: str, child: ChildRun) -> Settlement:
+    """An ended child run as its call's result: its output, or why it has none."""
+    where = {"run_id": str(child.run_id), "session_id": child.session_id}
+    if child.status is RunStatus.FINISHED:
+        return Settlement(
+            call_id,
+            CallStatus.OK,
+            {"output": child.output, "finish_reason": child.finish_reason, **where},
+        )
+    if child.status is RunStatus.CANCELLED:
+        return Settlement(
+            call_id,
+            CallStatus.CANCELLED,
+            {**error_result("cancelled", "the child run was cancelled"), **where},
+        )
+    error = child.last_error or {}
+    message = str(error.get("message") or "the child run failed")
+    return Settlement(
+        call_id,
+        CallStatus.ERROR,
+        {**error_result("child_failed", message), "code": error.get("code"), **where},
+    )
+
+
 class WriteFields(TypedDict, total=False):
     """What a checkpoint may change besides the status, steps and usage (`CheckpointWrite`'s
     fields; each defaults to nothing)."""
@@ -158,6 +213,7 @@ class WriteFields(TypedDict, total=False):
     calls: list[ToolCall]
     settlements: list[Settlement]
     approvals: list[NewApproval]
+    children: list[NewChild]
     started: list[str]
     input_seq: int | None
     output: str | None
@@ -453,6 +509,12 @@ class AgentLoop:
         if gated:
             await self._pause_for_approval(gated)
             return RunStatus.AWAITING_APPROVAL
+        spawn = [p for p in plan if isinstance(p, SpawnChild)]
+        if spawn or any(isinstance(p, AwaitingChild) for p in plan):
+            # Children before client outputs: the caller's outputs are taken once the
+            # run waits for nothing else.
+            await self._commit(RunStatus.AWAITING_CHILDREN, children=self._new_children(spawn))
+            return RunStatus.AWAITING_CHILDREN
         if any(isinstance(p, AwaitingOutput) for p in plan):
             await self._commit(RunStatus.AWAITING_TOOL_RESULTS)
             return RunStatus.AWAITING_TOOL_RESULTS
@@ -490,6 +552,8 @@ class AgentLoop:
             if decision.arguments is not None:
                 arguments = decision.arguments
             at_most_once = True
+        if isinstance(tool.executor, AgentExecutor):
+            return self._plan_child(call, tool.executor, arguments)
         if isinstance(tool.executor, ClientExecutor):
             posted = call.client_output
             if posted is None:
@@ -497,6 +561,40 @@ class AgentLoop:
             status = CallStatus.ERROR if posted.is_error else CallStatus.OK
             return Settlement(call.id, status, posted.output)
         return Runnable(call, tool, arguments, at_most_once)
+
+    def _plan_child(self, call: ToolCall, executor: AgentExecutor, arguments: Any) -> Planned:
+        """An agent tool's call: settled from its child once that ended, else wait for it,
+        or start it (unless the tree is as deep as this agent allows)."""
+        child = call.child
+        if child is not None:
+            if not child.ended:
+                return AwaitingChild(call)
+            return child_result(call.id, child)
+        if self.state.depth >= self.agent.max_depth:
+            return Settlement(
+                call.id,
+                CallStatus.ERROR,
+                error_result(
+                    "depth_exceeded",
+                    f"this run is {self.state.depth} deep in a tree of sub-agents, the "
+                    f"most its agent allows (max_depth {self.agent.max_depth}) for "
+                    "starting another; answer without it",
+                ),
+            )
+        return SpawnChild(call, executor, arguments)
+
+    def _new_children(self, spawn: list[SpawnChild]) -> list[NewChild]:
+        return [
+            NewChild(
+                run_id=uuid.uuid4(),
+                tool_call_id=s.call.id,
+                session_id=child_session_id(self.state.session_id, s.call.id),
+                agent_id=s.executor.agent_id,
+                agent_version=s.executor.agent_version,
+                input=child_input(s.arguments),
+            )
+            for s in spawn
+        ]
 
     def _argument_problem(self, call: ToolCall, tool: ToolSpec | None) -> ToolOutcome | None:
         if tool is None:

@@ -11,7 +11,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import errors
-from app.domain.agent import AgentDefinition, fingerprint
+from app.domain.agent import AgentDefinition, AgentExecutor, fingerprint
 from app.store.cursors import decode_text_cursor
 from app.store.listing import TimeRange, page
 from app.store.tables import agent_versions, agents
@@ -155,3 +155,32 @@ async def list_agents(
         for r in await conn.execute(query)
     ]
     return page(records, limit, lambda r: (r.created_at, r.id))
+
+
+async def check_sub_agents(
+    conn: AsyncConnection, tenant_id: str, agent_id: str, definition: AgentDefinition
+) -> None:
+    """Refuse a definition whose agent tools name an agent (or a pinned version) the
+    tenant does not have; an agent may name itself (it exists once this commits).
+
+    Raises:
+        InvalidDefinition: with each such tool's `executor` where it is.
+    """
+    problems: list[errors.FieldError] = []
+    for index, tool in enumerate(definition.tools):
+        executor = tool.executor
+        if not isinstance(executor, AgentExecutor) or executor.agent_id == agent_id:
+            continue
+        try:
+            await get_agent(conn, tenant_id, executor.agent_id, executor.agent_version)
+        except errors.AgentNotFound:
+            pinned = f" version {executor.agent_version}" if executor.agent_version else ""
+            problems.append(
+                errors.FieldError(
+                    ("tools", str(index), "executor", "agent_id"),
+                    f"no agent {executor.agent_id!r}{pinned} to call as a sub-agent",
+                    "agent_not_found",
+                )
+            )
+    if problems:
+        raise errors.InvalidDefinition(problems[0].message, problems=problems)

@@ -28,7 +28,7 @@ from uuid import UUID
 from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from app.domain.run import CallStatus, CheckpointWrite, RunStatus
+from app.domain.run import PAUSED, CallStatus, CheckpointWrite, RunStatus
 from app.store.tables import events
 
 EVENT_CHANNEL = "perdure_events"
@@ -55,6 +55,8 @@ EVENT_TYPES = frozenset(
         "approval.requested",
         "approval.decided",
         "agent.drift",
+        "child.started",
+        "child.ended",
     }
 )
 
@@ -165,8 +167,20 @@ def of_checkpoint(write: CheckpointWrite) -> list[Event]:
         )
         for a in write.approvals
     )
+    out.extend(
+        Event(
+            "child.started",
+            {
+                "tool_call_id": c.tool_call_id,
+                "child_run_id": str(c.run_id),
+                "child_session_id": c.session_id,
+                "agent_id": c.agent_id,
+            },
+        )
+        for c in write.children
+    )
     status = write.status
-    if status in (RunStatus.AWAITING_APPROVAL, RunStatus.AWAITING_TOOL_RESULTS):
+    if status in PAUSED:
         out.append(Event("run.paused", {"status": status.value}))
     elif status is RunStatus.QUEUED and write.last_error is not None:
         out.append(

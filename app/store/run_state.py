@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.domain.agent import AgentDefinition
 from app.domain.budget import Budget
-from app.domain.run import Message, RunState, Usage
+from app.domain.run import ChildRun, Message, RunState, RunStatus, Usage
 from app.store.tables import agent_versions, runs, sessions
 from app.store.transcript import last_checkpoint_seq, load_entries
 from app.store.usage import session_usage
@@ -27,6 +27,7 @@ class LoadedRun:
     cancel_requested: bool
     # The W3C trace context of the request that queued the run, if it was traced.
     trace_context: dict[str, str] | None = None
+    parent_run_id: UUID | None = None
 
 
 async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
@@ -46,6 +47,9 @@ async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
                 runs.c.cancel_requested,
                 runs.c.trace_context,
                 runs.c.budget,
+                runs.c.parent_run_id,
+                runs.c.parent_session_id,
+                runs.c.depth,
                 sessions.c.budget.label("session_budget"),
                 agent_versions.c.definition,
             )
@@ -92,8 +96,43 @@ async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
         budget=Budget.model_validate(row.budget or {}),
         session_budget=session_budget,
         session_usage=spent_before,
+        parent_session_id=row.parent_session_id,
+        depth=row.depth,
     )
-    return LoadedRun(state, agent, row.cancel_requested, row.trace_context)
+    await _attach_children(conn, state)
+    return LoadedRun(
+        state,
+        agent,
+        row.cancel_requested,
+        trace_context=row.trace_context,
+        parent_run_id=row.parent_run_id,
+    )
+
+
+async def _attach_children(conn: AsyncConnection, state: RunState) -> None:
+    """The child runs of the last turn's unsettled calls (agent tools' calls), on them."""
+    pending = {call.id: call for call in state.unsettled_calls()}
+    if not pending:
+        return
+    rows = await conn.execute(
+        select(
+            runs.c.id,
+            runs.c.session_id,
+            runs.c.status,
+            runs.c.output,
+            runs.c.finish_reason,
+            runs.c.last_error,
+            runs.c.parent_call_id,
+        ).where(
+            runs.c.tenant_id == state.tenant_id,
+            runs.c.parent_session_id == state.session_id,
+            runs.c.parent_call_id.in_(list(pending)),
+        )
+    )
+    for r in rows:
+        pending[r.parent_call_id].child = ChildRun(
+            r.id, r.session_id, RunStatus(r.status), r.output, r.finish_reason, r.last_error
+        )
 
 
 def session_override(stored: dict[str, Any] | None) -> Budget | None:

@@ -40,7 +40,7 @@ from app.domain.budget import Budget, Usage
 from app.domain.run import ACTIVE, PAUSED, TERMINAL, UNSETTLED, RunStatus
 from app.store import agents as agent_store
 from app.store import approvals as approval_store
-from app.store import events
+from app.store import children, events
 from app.store.cursors import decode_cursor
 from app.store.listing import TimeRange, metadata_contains, page
 from app.store.notify import NOTIFY
@@ -78,6 +78,11 @@ class RunRecord:
     # Which worker holds it and until when (database clock); None when no worker does.
     lease_owner: str | None
     lease_expires_at: datetime | None
+    # A child run's parent (a sub-agent's), and its depth in the tree (0: top-level).
+    parent_run_id: UUID | None = None
+    parent_session_id: str | None = None
+    parent_call_id: str | None = None
+    depth: int = 0
 
     @classmethod
     def from_row(cls, row: Any) -> RunRecord:  # a Row of RUN_COLUMNS (and maybe more)
@@ -106,6 +111,10 @@ class RunRecord:
             metadata=row.metadata,
             lease_owner=row.lease_owner,
             lease_expires_at=row.lease_expires_at,
+            parent_run_id=row.parent_run_id,
+            parent_session_id=row.parent_session_id,
+            parent_call_id=row.parent_call_id,
+            depth=row.depth,
         )
 
 
@@ -463,10 +472,15 @@ async def _pending_approval_ids(conn: AsyncConnection, run_ids: list[UUID]) -> l
 
 async def request_cancel(conn: AsyncConnection, tenant_id: str, run_id: UUID) -> RunRecord:
     """Cancel a run: at once if it never started, else through the worker that holds it.
+    Its unfinished descendants (sub-agents' runs) are cancelled with it.
 
     Raises:
         RunNotCancellable: the run already ended.
     """
+    session_id = (await get_run(conn, tenant_id, run_id)).session_id
+    # A child's row before its parent's (app/store/children.py): descendants first,
+    # deepest first, then the run.
+    descendants = await children.lock_descendants(conn, tenant_id, session_id)
     run = await get_run(conn, tenant_id, run_id, lock=True)
     if run.status in TERMINAL:
         raise errors.RunNotCancellable(
@@ -474,8 +488,27 @@ async def request_cancel(conn: AsyncConnection, tenant_id: str, run_id: UUID) ->
             run_id=str(run_id),
             run_status=run.status.value,
         )
+    happened: list[tuple[RunRecord, events.Event]] = []
+    for descendant_id in descendants:
+        descendant = await get_run(conn, tenant_id, descendant_id)
+        if descendant.status not in TERMINAL:
+            happened.append((descendant, await _cancel(conn, descendant)))
     event = await _cancel(conn, run)
+    # Events last, children's before their parents' (the order a child's end takes them).
+    for record, happening in happened:
+        await events.emit(conn, tenant_id, record.session_id, record.id, happening)
     await events.emit(conn, tenant_id, run.session_id, run_id, event)
+    if run.parent_session_id is not None and event.type == "run.cancelled":
+        # A child that never started ended here: its parent may wait on nothing else.
+        await children.ended(
+            conn,
+            tenant_id,
+            child_run_id=run.id,
+            child_session_id=run.session_id,
+            parent_session_id=run.parent_session_id,
+            parent_run_id=run.parent_run_id,
+            status=RunStatus.CANCELLED,
+        )
     return await get_run(conn, tenant_id, run_id)
 
 

@@ -188,6 +188,13 @@ runs = Table(
     _created(),
     _updated(),
     Column("finished_at", DateTime(timezone=True), nullable=True),
+    # A child run (a sub-agent's): the run whose call started it, that run's session and
+    # the call (its result will be this run's output), and how many parents it has.
+    # No foreign key: a child outlives a deleted parent session, as an ordinary run.
+    Column("parent_run_id", UUID(as_uuid=True), nullable=True),
+    Column("parent_session_id", Text, nullable=True),
+    Column("parent_call_id", Text, nullable=True),
+    Column("depth", Integer, nullable=False, server_default=text("0")),
     CheckConstraint(_in("status", RunStatus), name="status"),
     UniqueConstraint("tenant_id", "session_id", "seq"),
     UniqueConstraint("tenant_id", "session_id", "idempotency_key"),
@@ -225,6 +232,16 @@ Index(
     runs.c.metadata,
     postgresql_using="gin",
     postgresql_ops={"metadata": "jsonb_path_ops"},
+)
+# One child run per call, whatever crashes the parent goes through; also how a parent
+# session finds its children (by its unsettled calls) and its children's siblings.
+Index(
+    "uq_runs_parent_call",
+    runs.c.tenant_id,
+    runs.c.parent_session_id,
+    runs.c.parent_call_id,
+    unique=True,
+    postgresql_where=text("parent_call_id IS NOT NULL"),
 )
 
 messages = Table(

@@ -28,13 +28,13 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app import faults
 from app.capabilities import Capabilities
 from app.db import create_engine
-from app.domain.run import CheckpointWrite
+from app.domain.run import TERMINAL, CheckpointWrite
 from app.egress import guarded_client
 from app.engine.loop import AgentLoop, RetryPolicy, RunStopped, StopReason, failed_by_a_bug
 from app.errors import LeaseLost, ResultAlreadyRecorded
 from app.providers.registry import build_model
 from app.settings import Settings
-from app.store import checkpoint, leases, run_state
+from app.store import checkpoint, children, leases, run_state
 from app.store.unavailable import DATABASE_UNAVAILABLE, describe
 from app.store.wakeups import listen
 from app.telemetry import logs, metrics, tracing
@@ -104,28 +104,84 @@ class RunControl:
         return self._reason
 
 
+@dataclass(frozen=True)
+class TreePlace:
+    """Where a run sits among sub-agents: what its saves that start, await or end child
+    runs need (`app/store/children.py`)."""
+
+    tenant_id: str
+    session_id: str
+    parent_session_id: str | None = None
+    parent_run_id: UUID | None = None
+    depth: int = 0
+
+    @classmethod
+    def of(cls, loaded: run_state.LoadedRun) -> TreePlace:
+        state = loaded.state
+        return cls(
+            state.tenant_id,
+            state.session_id,
+            state.parent_session_id,
+            loaded.parent_run_id,
+            state.depth,
+        )
+
+
 class FencedJournal:
     """The engine's journal: every save is fenced on the run's token, and waits its turn
     in the worker's save queue (app/worker/saves.py) rather than fail for want of a
-    connection."""
+    connection. A save that starts, awaits or ends child runs is a transaction of its
+    own instead (the fenced statement and the children's rows together)."""
 
-    def __init__(self, saves: SaveQueue, control: RunControl, deltas: DeltaSender) -> None:
+    def __init__(
+        self,
+        saves: SaveQueue,
+        control: RunControl,
+        deltas: DeltaSender,
+        gate: ConnectionGate | None = None,
+        place: TreePlace | None = None,
+    ) -> None:
         self.saves = saves
         self.control = control
         self.deltas = deltas
+        self.gate = gate
+        self.place = place
         self.run_id = control.run_id
         self.token = control.lease_token
+
+    async def _save_with_children(self, write: CheckpointWrite, place: TreePlace) -> None:
+        assert self.gate is not None, "a journal of a tree needs the connection gate"
+        async with self.gate.begin() as conn:
+            await children.save(
+                conn,
+                checkpoint.FencedWrite(self.run_id, self.token, write),
+                tenant_id=place.tenant_id,
+                session_id=place.session_id,
+                parent_session_id=place.parent_session_id,
+                parent_run_id=place.parent_run_id,
+                depth=place.depth,
+            )
 
     async def save(self, write: CheckpointWrite) -> None:
         if write.messages:
             # A streamed turn's deltas reach clients before the turn's own event.
             await self.deltas.flush()
-        # It also clears the run's suspicion when the write is progress (write.progress).
+        place = self.place
         try:
-            await self.saves.save(self.run_id, self.token, write)
+            if place is not None and children.needs_transaction(
+                write.status, bool(write.children), place.parent_session_id is not None
+            ):
+                await self._save_with_children(write, place)
+            else:
+                # It also clears the run's suspicion when the write is progress.
+                await self.saves.save(self.run_id, self.token, write)
         except LeaseLost:
             metrics.FENCED_WRITES_REJECTED.inc()
             raise
+        if write.children:
+            faults.point("after_children_commit")
+        elif place is not None and place.parent_session_id and write.status in TERMINAL:
+            faults.point("after_child_end_commit")
         if write.progress:
             self.control.progressed()
         if write.calls:
@@ -442,7 +498,7 @@ class WorkerPool:
                 tenant_id=loaded.state.tenant_id,
             ),
             self.tools,
-            FencedJournal(self.saves, control, self.deltas),
+            FencedJournal(self.saves, control, self.deltas, self.gate, TreePlace.of(loaded)),
             control,
             self.retry,
             on_delta=self.deltas.sender(
@@ -484,11 +540,17 @@ class WorkerPool:
             if run is None:
                 return
             with suppress(LeaseLost):
-                await checkpoint.write_checkpoint(
+                # Through the children's path: a failed child wakes its parent.
+                await children.save(
                     conn,
-                    run_id=control.run_id,
-                    token=control.lease_token,
-                    write=failed_by_a_bug(run.state),
+                    checkpoint.FencedWrite(
+                        control.run_id, control.lease_token, failed_by_a_bug(run.state)
+                    ),
+                    tenant_id=run.state.tenant_id,
+                    session_id=run.state.session_id,
+                    parent_session_id=run.state.parent_session_id,
+                    parent_run_id=run.parent_run_id,
+                    depth=run.state.depth,
                 )
 
     # -- heartbeats ----------------------------------------------------------------------

@@ -16,17 +16,20 @@ from typing import Any
 
 import pytest
 
+from app.api.schemas import SESSION_ID
 from app.domain.agent import AgentDefinition, ToolSpec
 from app.domain.principal import DEFAULT_TENANT
 from app.domain.run import (
     CallStatus,
     CheckpointWrite,
+    ChildRun,
     Entry,
     Message,
     RunState,
     RunStatus,
     ToolCall,
     Usage,
+    child_session_id,
 )
 from app.engine.loop import AgentLoop, RetryPolicy, RunStopped, StopReason
 from app.errors import LeaseLost
@@ -591,3 +594,74 @@ async def test_agent_loop__max_steps__bounds_the_model_calls(
     assert last.steps == 3
     assert last.usage.model_calls == model_calls
     assert last.output == (f"step {model_calls}" if model_calls else None)
+
+
+# -- sub-agents --------------------------------------------------------------------------
+
+
+def agent_tool(name: str = "helper") -> dict[str, Any]:
+    return {"name": name, "executor": {"type": "agent", "agent_id": "helper-agent"}}
+
+
+async def test_agent_loop__an_agent_call_pauses_once_for_its_child_after_the_others_ran() -> None:
+    h = Harness(
+        run_state(),
+        agent(tool("echo"), agent_tool()),
+        [reply("both", call("call_e"), call("call_h", "helper", input="look it up"))],
+    )
+
+    assert await h.run() is RunStatus.AWAITING_CHILDREN
+
+    pause = h.journal.writes[-1]
+    assert pause.status is RunStatus.AWAITING_CHILDREN
+    [child] = pause.children
+    assert child.tool_call_id == "call_h"
+    assert child.agent_id == "helper-agent"
+    assert child.input == [{"role": "user", "content": "look it up"}]
+    assert child.session_id.startswith("session-1.sub-")
+    assert h.trace.events.index("start call_e") < h.trace.events.index("save[awaiting_children]")
+    assert "start call_h" not in h.trace.events
+
+
+def pending_agent_call(child: ChildRun | None) -> list[Entry]:
+    entries = resumed_with_pending_call()
+    waiting = entries[-1]
+    assert isinstance(waiting, ToolCall)
+    waiting.name, waiting.child = "helper", child
+    return entries
+
+
+async def test_agent_loop__an_ended_child_settles_its_call_without_a_second_child() -> None:
+    ended = ChildRun(uuid.UUID(int=7), "session-1.sub-x", RunStatus.FINISHED, "found it", "stop")
+    h = Harness(
+        run_state(pending_agent_call(ended), input_appended=True),
+        agent(agent_tool()),
+        [reply("done")],
+    )
+
+    assert await h.run() is RunStatus.FINISHED
+
+    settled = h.journal.writes[0]
+    assert settled.children == []
+    [result] = settled.settlements
+    assert result.status is CallStatus.OK
+    assert result.result["output"] == "found it"
+
+
+async def test_agent_loop__a_child_still_going_is_waited_for_not_started_again() -> None:
+    going = ChildRun(uuid.UUID(int=7), "session-1.sub-x", RunStatus.RUNNING)
+    h = Harness(run_state(pending_agent_call(going), input_appended=True), agent(agent_tool()), [])
+
+    assert await h.run() is RunStatus.AWAITING_CHILDREN
+
+    [pause] = h.journal.writes
+    assert (pause.status, pause.children) == (RunStatus.AWAITING_CHILDREN, [])
+
+
+def test_child_session_id__valid_stable_and_distinct_for_any_call_id() -> None:
+    long_session = "s" * 200
+    first = child_session_id(long_session, "call with spaces/and:colons")
+    assert first == child_session_id(long_session, "call with spaces/and:colons")
+    assert first != child_session_id(long_session, "another call")
+    assert SESSION_ID.fullmatch(first)
+    assert SESSION_ID.fullmatch(child_session_id("a.b", "x"))

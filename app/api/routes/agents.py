@@ -39,6 +39,7 @@ async def create_agent(
     definition = AgentDefinition.model_validate(body.model_dump(exclude={"id"}))
     capabilities.check_definition(definition, principal.tenant_id)
     async with engine.begin() as conn:
+        await store.check_sub_agents(conn, principal.tenant_id, body.id, definition)
         agent = await store.create_agent(conn, principal.tenant_id, body.id, definition)
     return AgentOut.of(agent)
 
@@ -83,6 +84,7 @@ async def put_agent(
     """Make a new version. Sessions already started keep the version they started with."""
     capabilities.check_definition(body, principal.tenant_id)
     async with engine.begin() as conn:
+        await store.check_sub_agents(conn, principal.tenant_id, agent_id, body)
         return AgentOut.of(await store.add_version(conn, principal.tenant_id, agent_id, body))
 
 

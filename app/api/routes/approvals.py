@@ -19,6 +19,7 @@ from app.api.schemas import (
     SessionIdQuery,
     check_session_id,
 )
+from app.api.views import approvals_out
 from app.store import approvals as store
 
 router = APIRouter(prefix="/v1/approvals", tags=["approvals"])
@@ -47,14 +48,16 @@ async def list_approvals(
             cursor=cursor,
             limit=limit,
         )
-    return ApprovalPage(items=[ApprovalOut.of(r) for r in records], next_cursor=next_cursor)
+        items = await approvals_out(conn, principal.tenant_id, records)
+    return ApprovalPage(items=items, next_cursor=next_cursor)
 
 
 @router.get("/{approval_id}", response_model=ApprovalOut, responses=responses(errors.NotFound))
 async def get_approval(approval_id: UUID, engine: EngineDep, principal: RunsRead) -> ApprovalOut:
     """The gated call (tool, arguments), its run and session, and when it was asked."""
     async with engine.connect() as conn:
-        return ApprovalOut.of(await store.get_approval(conn, principal.tenant_id, approval_id))
+        record = await store.get_approval(conn, principal.tenant_id, approval_id)
+        return (await approvals_out(conn, principal.tenant_id, [record]))[0]
 
 
 @router.post(

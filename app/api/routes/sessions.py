@@ -32,7 +32,7 @@ from app.api.schemas import (
 from app.api.streams import SSE_EVENT, STREAM_RESPONSE, ResumeAfter, event_stream, follow_events
 from app.api.views import run_out
 from app.domain.principal import Scope
-from app.domain.run import PAUSED, TERMINAL, Message, SessionStatus
+from app.domain.run import PAUSED, TERMINAL, Message, RunStatus, SessionStatus
 from app.store import runs as run_store
 from app.store import sessions as session_store
 from app.store import transcript
@@ -42,7 +42,8 @@ from app.telemetry import tracing
 
 router = APIRouter(prefix="/v1/sessions", tags=["sessions"])
 
-SETTLED_OR_PAUSED = TERMINAL | PAUSED
+# A run awaiting its children needs nobody outside: a wait goes on through it.
+SETTLED_OR_PAUSED = TERMINAL | (PAUSED - {RunStatus.AWAITING_CHILDREN})
 
 
 @router.post(
