@@ -63,14 +63,22 @@ SETTLED_OR_PAUSED = TERMINAL | PAUSED
         ),
     },
 )
-async def send(
+async def send_message(
     session_id: SessionIdPath,
     body: SendRequest,
     engine: EngineDep,
     principal: RunsWrite,
     settings: SettingsDep,
     response: Response,
-    idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
+    idempotency_key: Annotated[
+        str | None,
+        Header(
+            alias="Idempotency-Key",
+            max_length=200,
+            description="A redelivered request with the same key returns the first run "
+            "(the same key with another body is 422 IDEMPOTENCY_KEY_REUSED).",
+        ),
+    ] = None,
     wait: Annotated[
         float,
         Query(
@@ -153,6 +161,7 @@ async def wait_for_rest(
 async def get_session(
     session_id: SessionIdPath, engine: EngineDep, principal: RunsRead
 ) -> SessionOut:
+    """A session: its status (its latest run's, or `idle`), usage, budget and metadata."""
     async with engine.connect() as conn:
         return SessionOut.of(
             await session_store.get_session(conn, principal.tenant_id, check_session_id(session_id))
