@@ -104,7 +104,9 @@ PROBLEM_HEADERS = {
 UNAVAILABLE = PROBLEMS[errors.DatabaseUnavailable]
 # Problems that come from the request's shape rather than a domain error.
 VALIDATION_FAILED = Problem(422, "VALIDATION_FAILED", "Request validation failed")
-PAYLOAD_TOO_LARGE = Problem(413, "PAYLOAD_TOO_LARGE", "The request body is over PERDURE_MAX_BODY_BYTES")
+PAYLOAD_TOO_LARGE = Problem(
+    413, "PAYLOAD_TOO_LARGE", "The request body is over PERDURE_MAX_BODY_BYTES"
+)
 # An example `detail` per status, for the contract's problem examples.
 STATUS_DETAILS = {
     401: "an API key is required: Authorization: Bearer <key>",
@@ -191,9 +193,7 @@ def responses(
         found = by_status.setdefault(problem.status, [])
         if problem.code not in {p.code for p in found}:
             found.append(problem)
-    return {
-        status: _documented(found) for status, found in sorted(by_status.items())
-    }
+    return {status: _documented(found) for status, found in sorted(by_status.items())}
 
 
 def _documented(found: list[Problem]) -> dict[str, Any]:

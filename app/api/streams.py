@@ -262,9 +262,7 @@ SSE_EVENT: dict[str, Any] = {
         "data": {
             "type": "string",
             "contentMediaType": "application/json",
-            "contentSchema": {
-                "oneOf": [{"$ref": "#/components/schemas/EventOut"}, MESSAGE_DELTA]
-            },
+            "contentSchema": {"oneOf": [{"$ref": "#/components/schemas/EventOut"}, MESSAGE_DELTA]},
         },
     },
 }

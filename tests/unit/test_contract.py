@@ -34,7 +34,9 @@ def operations() -> list[tuple[str, dict[str, Any]]]:
 def fits(value: Any, schema: dict[str, Any], document: dict[str, Any]) -> list[str]:
     """What is wrong with `value` against `schema`, whose refs point into `document`."""
     validator = jsonschema.Draft202012Validator({**schema, "components": document["components"]})
-    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(value)]
+    return [
+        f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(value)
+    ]
 
 
 def success(op: dict[str, Any]) -> dict[str, Any]:
@@ -56,7 +58,7 @@ def test_contract__every_operation_has_a_readable_unique_id_a_tag_and_a_descript
         )
         assert op_id not in seen, f"{where}: operation id {op_id!r} is also {seen[op_id]}'s"
         seen[op_id] = where
-        assert op.get("tags"), f"{where}: no tag; give its APIRouter `tags=[\"<resource>\"]`"
+        assert op.get("tags"), f'{where}: no tag; give its APIRouter `tags=["<resource>"]`'
         assert (op.get("description") or "").strip(), (
             f"{where}: no description; give the route function a docstring"
         )
@@ -70,23 +72,23 @@ def test_contract__every_operation_has_examples_that_fit_its_schemas() -> None:
     for where, op in operations():
         op_id = op["operationId"]
         assert op_id in known, (
-            f"{where}: no example; add \"{op_id}\": {{\"request\": <its JSON body, if any>, "
+            f'{where}: no example; add "{op_id}": {{"request": <its JSON body, if any>, '
             '"response": <its success body>} to app/api/examples.json'
         )
         body = op.get("requestBody", {}).get("content", {}).get("application/json")
         if body is not None:
-            assert "example" in body, f"{where}: add a \"request\" to {op_id!r} in examples.json"
+            assert "example" in body, f'{where}: add a "request" to {op_id!r} in examples.json'
             wrong = fits(body["example"], body["schema"], document)
             assert not wrong, f"{where}: the request example does not fit: {wrong}"
         content = success(op)
         if "application/json" in content:
             json_body = content["application/json"]
-            assert "example" in json_body, f"{where}: add a \"response\" to {op_id!r}"
+            assert "example" in json_body, f'{where}: add a "response" to {op_id!r}'
             wrong = fits(json_body["example"], json_body["schema"], document)
             assert not wrong, f"{where}: the response example does not fit: {wrong}"
         elif "text/event-stream" in content:
             text = content["text/event-stream"].get("example", "")
-            assert text.startswith("id: "), f"{where}: add the stream's text as \"response\""
+            assert text.startswith("id: "), f'{where}: add the stream\'s text as "response"'
 
 
 def test_contract__problem_responses_name_their_codes() -> None:
@@ -101,7 +103,8 @@ def test_contract__problem_responses_name_their_codes() -> None:
             codes = schema["allOf"][1]["properties"]["code"]["enum"]
             assert codes, (where, status)
             example = content["application/problem+json"]["example"]
-            assert example["status"] == int(status) and example["code"] in codes
+            assert example["status"] == int(status)
+            assert example["code"] in codes
             assert not fits(example, schema, document), (where, status)
 
 
@@ -132,7 +135,8 @@ def test_contract__bearer_scheme_pagination_and_idempotency_are_documented() -> 
     }
     send = document["paths"]["/v1/sessions/{session_id}/runs"]["post"]
     header = next(p for p in send["parameters"] if p["in"] == "header")
-    assert header["name"] == "Idempotency-Key" and header["description"]
+    assert header["name"] == "Idempotency-Key"
+    assert header["description"]
     assert send["security"] == [{"ApiKey": ["runs:write"]}]
     for where, op in operations():
         for parameter in op.get("parameters", ()):

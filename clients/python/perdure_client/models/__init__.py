@@ -1,0 +1,1195 @@
+"""Contains all the data models used in inputs/outputs"""
+
+from .actor import Actor
+from .agent_create import AgentCreate
+from .agent_create_on_drift import AgentCreateOnDrift
+from .agent_definition import AgentDefinition
+from .agent_definition_on_drift import AgentDefinitionOnDrift
+from .agent_out import AgentOut
+from .agent_out_fingerprint import AgentOutFingerprint
+from .agent_out_on_drift import AgentOutOnDrift
+from .agent_usage_out import AgentUsageOut
+from .anthropic_model import AnthropicModel
+from .anthropic_model_params import AnthropicModelParams
+from .approval_out import ApprovalOut
+from .approval_out_decision_type_0 import ApprovalOutDecisionType0
+from .approval_out_status import ApprovalOutStatus
+from .approval_page import ApprovalPage
+from .approval_rules import ApprovalRules
+from .audit_event_out import AuditEventOut
+from .audit_event_out_actor import AuditEventOutActor
+from .audit_event_out_data import AuditEventOutData
+from .audit_page import AuditPage
+from .budget import Budget
+from .budget_exceeded import BudgetExceeded
+from .budget_exceeded_scope import BudgetExceededScope
+from .cancel_run_response_401 import CancelRunResponse401
+from .cancel_run_response_401_code import CancelRunResponse401Code
+from .cancel_run_response_403 import CancelRunResponse403
+from .cancel_run_response_403_code import CancelRunResponse403Code
+from .cancel_run_response_404 import CancelRunResponse404
+from .cancel_run_response_404_code import CancelRunResponse404Code
+from .cancel_run_response_409 import CancelRunResponse409
+from .cancel_run_response_409_code import CancelRunResponse409Code
+from .cancel_run_response_413 import CancelRunResponse413
+from .cancel_run_response_413_code import CancelRunResponse413Code
+from .cancel_run_response_422 import CancelRunResponse422
+from .cancel_run_response_422_code import CancelRunResponse422Code
+from .cancel_run_response_503 import CancelRunResponse503
+from .cancel_run_response_503_code import CancelRunResponse503Code
+from .catch_up import CatchUp
+from .check_ready_response_413 import CheckReadyResponse413
+from .check_ready_response_413_code import CheckReadyResponse413Code
+from .check_ready_response_422 import CheckReadyResponse422
+from .check_ready_response_422_code import CheckReadyResponse422Code
+from .check_ready_response_503 import CheckReadyResponse503
+from .check_ready_response_503_code import CheckReadyResponse503Code
+from .checkpoint_detail import CheckpointDetail
+from .checkpoint_out import CheckpointOut
+from .checkpoint_page import CheckpointPage
+from .client_executor import ClientExecutor
+from .compare_out import CompareOut
+from .compare_out_drift import CompareOutDrift
+from .compare_sessions_response_401 import CompareSessionsResponse401
+from .compare_sessions_response_401_code import CompareSessionsResponse401Code
+from .compare_sessions_response_403 import CompareSessionsResponse403
+from .compare_sessions_response_403_code import CompareSessionsResponse403Code
+from .compare_sessions_response_404 import CompareSessionsResponse404
+from .compare_sessions_response_404_code import CompareSessionsResponse404Code
+from .compare_sessions_response_413 import CompareSessionsResponse413
+from .compare_sessions_response_413_code import CompareSessionsResponse413Code
+from .compare_sessions_response_422 import CompareSessionsResponse422
+from .compare_sessions_response_422_code import CompareSessionsResponse422Code
+from .compare_sessions_response_503 import CompareSessionsResponse503
+from .compare_sessions_response_503_code import CompareSessionsResponse503Code
+from .create_agent_response_401 import CreateAgentResponse401
+from .create_agent_response_401_code import CreateAgentResponse401Code
+from .create_agent_response_403 import CreateAgentResponse403
+from .create_agent_response_403_code import CreateAgentResponse403Code
+from .create_agent_response_409 import CreateAgentResponse409
+from .create_agent_response_409_code import CreateAgentResponse409Code
+from .create_agent_response_413 import CreateAgentResponse413
+from .create_agent_response_413_code import CreateAgentResponse413Code
+from .create_agent_response_422 import CreateAgentResponse422
+from .create_agent_response_422_code import CreateAgentResponse422Code
+from .create_agent_response_503 import CreateAgentResponse503
+from .create_agent_response_503_code import CreateAgentResponse503Code
+from .create_fork_response_401 import CreateForkResponse401
+from .create_fork_response_401_code import CreateForkResponse401Code
+from .create_fork_response_403 import CreateForkResponse403
+from .create_fork_response_403_code import CreateForkResponse403Code
+from .create_fork_response_404 import CreateForkResponse404
+from .create_fork_response_404_code import CreateForkResponse404Code
+from .create_fork_response_409 import CreateForkResponse409
+from .create_fork_response_409_code import CreateForkResponse409Code
+from .create_fork_response_413 import CreateForkResponse413
+from .create_fork_response_413_code import CreateForkResponse413Code
+from .create_fork_response_422 import CreateForkResponse422
+from .create_fork_response_422_code import CreateForkResponse422Code
+from .create_fork_response_503 import CreateForkResponse503
+from .create_fork_response_503_code import CreateForkResponse503Code
+from .create_key_response_401 import CreateKeyResponse401
+from .create_key_response_401_code import CreateKeyResponse401Code
+from .create_key_response_403 import CreateKeyResponse403
+from .create_key_response_403_code import CreateKeyResponse403Code
+from .create_key_response_413 import CreateKeyResponse413
+from .create_key_response_413_code import CreateKeyResponse413Code
+from .create_key_response_422 import CreateKeyResponse422
+from .create_key_response_422_code import CreateKeyResponse422Code
+from .create_key_response_503 import CreateKeyResponse503
+from .create_key_response_503_code import CreateKeyResponse503Code
+from .create_schedule_response_401 import CreateScheduleResponse401
+from .create_schedule_response_401_code import CreateScheduleResponse401Code
+from .create_schedule_response_403 import CreateScheduleResponse403
+from .create_schedule_response_403_code import CreateScheduleResponse403Code
+from .create_schedule_response_404 import CreateScheduleResponse404
+from .create_schedule_response_404_code import CreateScheduleResponse404Code
+from .create_schedule_response_409 import CreateScheduleResponse409
+from .create_schedule_response_409_code import CreateScheduleResponse409Code
+from .create_schedule_response_413 import CreateScheduleResponse413
+from .create_schedule_response_413_code import CreateScheduleResponse413Code
+from .create_schedule_response_422 import CreateScheduleResponse422
+from .create_schedule_response_422_code import CreateScheduleResponse422Code
+from .create_schedule_response_503 import CreateScheduleResponse503
+from .create_schedule_response_503_code import CreateScheduleResponse503Code
+from .create_webhook_response_401 import CreateWebhookResponse401
+from .create_webhook_response_401_code import CreateWebhookResponse401Code
+from .create_webhook_response_403 import CreateWebhookResponse403
+from .create_webhook_response_403_code import CreateWebhookResponse403Code
+from .create_webhook_response_413 import CreateWebhookResponse413
+from .create_webhook_response_413_code import CreateWebhookResponse413Code
+from .create_webhook_response_422 import CreateWebhookResponse422
+from .create_webhook_response_422_code import CreateWebhookResponse422Code
+from .create_webhook_response_503 import CreateWebhookResponse503
+from .create_webhook_response_503_code import CreateWebhookResponse503Code
+from .decide_approval_response_401 import DecideApprovalResponse401
+from .decide_approval_response_401_code import DecideApprovalResponse401Code
+from .decide_approval_response_403 import DecideApprovalResponse403
+from .decide_approval_response_403_code import DecideApprovalResponse403Code
+from .decide_approval_response_404 import DecideApprovalResponse404
+from .decide_approval_response_404_code import DecideApprovalResponse404Code
+from .decide_approval_response_409 import DecideApprovalResponse409
+from .decide_approval_response_409_code import DecideApprovalResponse409Code
+from .decide_approval_response_413 import DecideApprovalResponse413
+from .decide_approval_response_413_code import DecideApprovalResponse413Code
+from .decide_approval_response_422 import DecideApprovalResponse422
+from .decide_approval_response_422_code import DecideApprovalResponse422Code
+from .decide_approval_response_503 import DecideApprovalResponse503
+from .decide_approval_response_503_code import DecideApprovalResponse503Code
+from .decision_in import DecisionIn
+from .decision_in_arguments_type_0 import DecisionInArgumentsType0
+from .delete_schedule_response_401 import DeleteScheduleResponse401
+from .delete_schedule_response_401_code import DeleteScheduleResponse401Code
+from .delete_schedule_response_403 import DeleteScheduleResponse403
+from .delete_schedule_response_403_code import DeleteScheduleResponse403Code
+from .delete_schedule_response_404 import DeleteScheduleResponse404
+from .delete_schedule_response_404_code import DeleteScheduleResponse404Code
+from .delete_schedule_response_413 import DeleteScheduleResponse413
+from .delete_schedule_response_413_code import DeleteScheduleResponse413Code
+from .delete_schedule_response_422 import DeleteScheduleResponse422
+from .delete_schedule_response_422_code import DeleteScheduleResponse422Code
+from .delete_schedule_response_503 import DeleteScheduleResponse503
+from .delete_schedule_response_503_code import DeleteScheduleResponse503Code
+from .delete_session_response_401 import DeleteSessionResponse401
+from .delete_session_response_401_code import DeleteSessionResponse401Code
+from .delete_session_response_403 import DeleteSessionResponse403
+from .delete_session_response_403_code import DeleteSessionResponse403Code
+from .delete_session_response_404 import DeleteSessionResponse404
+from .delete_session_response_404_code import DeleteSessionResponse404Code
+from .delete_session_response_413 import DeleteSessionResponse413
+from .delete_session_response_413_code import DeleteSessionResponse413Code
+from .delete_session_response_422 import DeleteSessionResponse422
+from .delete_session_response_422_code import DeleteSessionResponse422Code
+from .delete_session_response_503 import DeleteSessionResponse503
+from .delete_session_response_503_code import DeleteSessionResponse503Code
+from .delete_webhook_response_401 import DeleteWebhookResponse401
+from .delete_webhook_response_401_code import DeleteWebhookResponse401Code
+from .delete_webhook_response_403 import DeleteWebhookResponse403
+from .delete_webhook_response_403_code import DeleteWebhookResponse403Code
+from .delete_webhook_response_404 import DeleteWebhookResponse404
+from .delete_webhook_response_404_code import DeleteWebhookResponse404Code
+from .delete_webhook_response_413 import DeleteWebhookResponse413
+from .delete_webhook_response_413_code import DeleteWebhookResponse413Code
+from .delete_webhook_response_422 import DeleteWebhookResponse422
+from .delete_webhook_response_422_code import DeleteWebhookResponse422Code
+from .delete_webhook_response_503 import DeleteWebhookResponse503
+from .delete_webhook_response_503_code import DeleteWebhookResponse503Code
+from .delivery_list import DeliveryList
+from .delivery_out import DeliveryOut
+from .delivery_out_status import DeliveryOutStatus
+from .env_value import EnvValue
+from .event_out import EventOut
+from .event_out_data import EventOutData
+from .event_page import EventPage
+from .fire_error import FireError
+from .fire_out import FireOut
+from .fire_out_detail_type_0 import FireOutDetailType0
+from .fire_page import FirePage
+from .fork_in import ForkIn
+from .fork_out import ForkOut
+from .fork_patch_in import ForkPatchIn
+from .get_agent_response_401 import GetAgentResponse401
+from .get_agent_response_401_code import GetAgentResponse401Code
+from .get_agent_response_403 import GetAgentResponse403
+from .get_agent_response_403_code import GetAgentResponse403Code
+from .get_agent_response_404 import GetAgentResponse404
+from .get_agent_response_404_code import GetAgentResponse404Code
+from .get_agent_response_413 import GetAgentResponse413
+from .get_agent_response_413_code import GetAgentResponse413Code
+from .get_agent_response_422 import GetAgentResponse422
+from .get_agent_response_422_code import GetAgentResponse422Code
+from .get_agent_response_503 import GetAgentResponse503
+from .get_agent_response_503_code import GetAgentResponse503Code
+from .get_agent_usage_response_401 import GetAgentUsageResponse401
+from .get_agent_usage_response_401_code import GetAgentUsageResponse401Code
+from .get_agent_usage_response_403 import GetAgentUsageResponse403
+from .get_agent_usage_response_403_code import GetAgentUsageResponse403Code
+from .get_agent_usage_response_404 import GetAgentUsageResponse404
+from .get_agent_usage_response_404_code import GetAgentUsageResponse404Code
+from .get_agent_usage_response_413 import GetAgentUsageResponse413
+from .get_agent_usage_response_413_code import GetAgentUsageResponse413Code
+from .get_agent_usage_response_422 import GetAgentUsageResponse422
+from .get_agent_usage_response_422_code import GetAgentUsageResponse422Code
+from .get_agent_usage_response_503 import GetAgentUsageResponse503
+from .get_agent_usage_response_503_code import GetAgentUsageResponse503Code
+from .get_approval_response_401 import GetApprovalResponse401
+from .get_approval_response_401_code import GetApprovalResponse401Code
+from .get_approval_response_403 import GetApprovalResponse403
+from .get_approval_response_403_code import GetApprovalResponse403Code
+from .get_approval_response_404 import GetApprovalResponse404
+from .get_approval_response_404_code import GetApprovalResponse404Code
+from .get_approval_response_413 import GetApprovalResponse413
+from .get_approval_response_413_code import GetApprovalResponse413Code
+from .get_approval_response_422 import GetApprovalResponse422
+from .get_approval_response_422_code import GetApprovalResponse422Code
+from .get_approval_response_503 import GetApprovalResponse503
+from .get_approval_response_503_code import GetApprovalResponse503Code
+from .get_checkpoint_response_401 import GetCheckpointResponse401
+from .get_checkpoint_response_401_code import GetCheckpointResponse401Code
+from .get_checkpoint_response_403 import GetCheckpointResponse403
+from .get_checkpoint_response_403_code import GetCheckpointResponse403Code
+from .get_checkpoint_response_404 import GetCheckpointResponse404
+from .get_checkpoint_response_404_code import GetCheckpointResponse404Code
+from .get_checkpoint_response_413 import GetCheckpointResponse413
+from .get_checkpoint_response_413_code import GetCheckpointResponse413Code
+from .get_checkpoint_response_422 import GetCheckpointResponse422
+from .get_checkpoint_response_422_code import GetCheckpointResponse422Code
+from .get_checkpoint_response_503 import GetCheckpointResponse503
+from .get_checkpoint_response_503_code import GetCheckpointResponse503Code
+from .get_run_response_401 import GetRunResponse401
+from .get_run_response_401_code import GetRunResponse401Code
+from .get_run_response_403 import GetRunResponse403
+from .get_run_response_403_code import GetRunResponse403Code
+from .get_run_response_404 import GetRunResponse404
+from .get_run_response_404_code import GetRunResponse404Code
+from .get_run_response_413 import GetRunResponse413
+from .get_run_response_413_code import GetRunResponse413Code
+from .get_run_response_422 import GetRunResponse422
+from .get_run_response_422_code import GetRunResponse422Code
+from .get_run_response_503 import GetRunResponse503
+from .get_run_response_503_code import GetRunResponse503Code
+from .get_schedule_response_401 import GetScheduleResponse401
+from .get_schedule_response_401_code import GetScheduleResponse401Code
+from .get_schedule_response_403 import GetScheduleResponse403
+from .get_schedule_response_403_code import GetScheduleResponse403Code
+from .get_schedule_response_404 import GetScheduleResponse404
+from .get_schedule_response_404_code import GetScheduleResponse404Code
+from .get_schedule_response_413 import GetScheduleResponse413
+from .get_schedule_response_413_code import GetScheduleResponse413Code
+from .get_schedule_response_422 import GetScheduleResponse422
+from .get_schedule_response_422_code import GetScheduleResponse422Code
+from .get_schedule_response_503 import GetScheduleResponse503
+from .get_schedule_response_503_code import GetScheduleResponse503Code
+from .get_session_response_401 import GetSessionResponse401
+from .get_session_response_401_code import GetSessionResponse401Code
+from .get_session_response_403 import GetSessionResponse403
+from .get_session_response_403_code import GetSessionResponse403Code
+from .get_session_response_404 import GetSessionResponse404
+from .get_session_response_404_code import GetSessionResponse404Code
+from .get_session_response_413 import GetSessionResponse413
+from .get_session_response_413_code import GetSessionResponse413Code
+from .get_session_response_422 import GetSessionResponse422
+from .get_session_response_422_code import GetSessionResponse422Code
+from .get_session_response_503 import GetSessionResponse503
+from .get_session_response_503_code import GetSessionResponse503Code
+from .get_webhook_response_401 import GetWebhookResponse401
+from .get_webhook_response_401_code import GetWebhookResponse401Code
+from .get_webhook_response_403 import GetWebhookResponse403
+from .get_webhook_response_403_code import GetWebhookResponse403Code
+from .get_webhook_response_404 import GetWebhookResponse404
+from .get_webhook_response_404_code import GetWebhookResponse404Code
+from .get_webhook_response_413 import GetWebhookResponse413
+from .get_webhook_response_413_code import GetWebhookResponse413Code
+from .get_webhook_response_422 import GetWebhookResponse422
+from .get_webhook_response_422_code import GetWebhookResponse422Code
+from .get_webhook_response_503 import GetWebhookResponse503
+from .get_webhook_response_503_code import GetWebhookResponse503Code
+from .health import Health
+from .http_executor import HttpExecutor
+from .http_executor_headers import HttpExecutorHeaders
+from .input_message import InputMessage
+from .input_message_content_type_2 import InputMessageContentType2
+from .input_message_role import InputMessageRole
+from .key_create import KeyCreate
+from .key_created import KeyCreated
+from .key_list import KeyList
+from .key_out import KeyOut
+from .list_approvals_response_401 import ListApprovalsResponse401
+from .list_approvals_response_401_code import ListApprovalsResponse401Code
+from .list_approvals_response_403 import ListApprovalsResponse403
+from .list_approvals_response_403_code import ListApprovalsResponse403Code
+from .list_approvals_response_413 import ListApprovalsResponse413
+from .list_approvals_response_413_code import ListApprovalsResponse413Code
+from .list_approvals_response_422 import ListApprovalsResponse422
+from .list_approvals_response_422_code import ListApprovalsResponse422Code
+from .list_approvals_response_503 import ListApprovalsResponse503
+from .list_approvals_response_503_code import ListApprovalsResponse503Code
+from .list_approvals_status_type_0 import ListApprovalsStatusType0
+from .list_audit_events_response_401 import ListAuditEventsResponse401
+from .list_audit_events_response_401_code import ListAuditEventsResponse401Code
+from .list_audit_events_response_403 import ListAuditEventsResponse403
+from .list_audit_events_response_403_code import ListAuditEventsResponse403Code
+from .list_audit_events_response_413 import ListAuditEventsResponse413
+from .list_audit_events_response_413_code import ListAuditEventsResponse413Code
+from .list_audit_events_response_422 import ListAuditEventsResponse422
+from .list_audit_events_response_422_code import ListAuditEventsResponse422Code
+from .list_audit_events_response_503 import ListAuditEventsResponse503
+from .list_audit_events_response_503_code import ListAuditEventsResponse503Code
+from .list_checkpoints_response_401 import ListCheckpointsResponse401
+from .list_checkpoints_response_401_code import ListCheckpointsResponse401Code
+from .list_checkpoints_response_403 import ListCheckpointsResponse403
+from .list_checkpoints_response_403_code import ListCheckpointsResponse403Code
+from .list_checkpoints_response_404 import ListCheckpointsResponse404
+from .list_checkpoints_response_404_code import ListCheckpointsResponse404Code
+from .list_checkpoints_response_413 import ListCheckpointsResponse413
+from .list_checkpoints_response_413_code import ListCheckpointsResponse413Code
+from .list_checkpoints_response_422 import ListCheckpointsResponse422
+from .list_checkpoints_response_422_code import ListCheckpointsResponse422Code
+from .list_checkpoints_response_503 import ListCheckpointsResponse503
+from .list_checkpoints_response_503_code import ListCheckpointsResponse503Code
+from .list_keys_response_401 import ListKeysResponse401
+from .list_keys_response_401_code import ListKeysResponse401Code
+from .list_keys_response_403 import ListKeysResponse403
+from .list_keys_response_403_code import ListKeysResponse403Code
+from .list_keys_response_413 import ListKeysResponse413
+from .list_keys_response_413_code import ListKeysResponse413Code
+from .list_keys_response_422 import ListKeysResponse422
+from .list_keys_response_422_code import ListKeysResponse422Code
+from .list_keys_response_503 import ListKeysResponse503
+from .list_keys_response_503_code import ListKeysResponse503Code
+from .list_messages_response_401 import ListMessagesResponse401
+from .list_messages_response_401_code import ListMessagesResponse401Code
+from .list_messages_response_403 import ListMessagesResponse403
+from .list_messages_response_403_code import ListMessagesResponse403Code
+from .list_messages_response_404 import ListMessagesResponse404
+from .list_messages_response_404_code import ListMessagesResponse404Code
+from .list_messages_response_413 import ListMessagesResponse413
+from .list_messages_response_413_code import ListMessagesResponse413Code
+from .list_messages_response_422 import ListMessagesResponse422
+from .list_messages_response_422_code import ListMessagesResponse422Code
+from .list_messages_response_503 import ListMessagesResponse503
+from .list_messages_response_503_code import ListMessagesResponse503Code
+from .list_run_events_response_401 import ListRunEventsResponse401
+from .list_run_events_response_401_code import ListRunEventsResponse401Code
+from .list_run_events_response_403 import ListRunEventsResponse403
+from .list_run_events_response_403_code import ListRunEventsResponse403Code
+from .list_run_events_response_404 import ListRunEventsResponse404
+from .list_run_events_response_404_code import ListRunEventsResponse404Code
+from .list_run_events_response_413 import ListRunEventsResponse413
+from .list_run_events_response_413_code import ListRunEventsResponse413Code
+from .list_run_events_response_422 import ListRunEventsResponse422
+from .list_run_events_response_422_code import ListRunEventsResponse422Code
+from .list_run_events_response_503 import ListRunEventsResponse503
+from .list_run_events_response_503_code import ListRunEventsResponse503Code
+from .list_runs_response_401 import ListRunsResponse401
+from .list_runs_response_401_code import ListRunsResponse401Code
+from .list_runs_response_403 import ListRunsResponse403
+from .list_runs_response_403_code import ListRunsResponse403Code
+from .list_runs_response_413 import ListRunsResponse413
+from .list_runs_response_413_code import ListRunsResponse413Code
+from .list_runs_response_422 import ListRunsResponse422
+from .list_runs_response_422_code import ListRunsResponse422Code
+from .list_runs_response_503 import ListRunsResponse503
+from .list_runs_response_503_code import ListRunsResponse503Code
+from .list_schedule_fires_response_401 import ListScheduleFiresResponse401
+from .list_schedule_fires_response_401_code import ListScheduleFiresResponse401Code
+from .list_schedule_fires_response_403 import ListScheduleFiresResponse403
+from .list_schedule_fires_response_403_code import ListScheduleFiresResponse403Code
+from .list_schedule_fires_response_404 import ListScheduleFiresResponse404
+from .list_schedule_fires_response_404_code import ListScheduleFiresResponse404Code
+from .list_schedule_fires_response_413 import ListScheduleFiresResponse413
+from .list_schedule_fires_response_413_code import ListScheduleFiresResponse413Code
+from .list_schedule_fires_response_422 import ListScheduleFiresResponse422
+from .list_schedule_fires_response_422_code import ListScheduleFiresResponse422Code
+from .list_schedule_fires_response_503 import ListScheduleFiresResponse503
+from .list_schedule_fires_response_503_code import ListScheduleFiresResponse503Code
+from .list_schedules_response_401 import ListSchedulesResponse401
+from .list_schedules_response_401_code import ListSchedulesResponse401Code
+from .list_schedules_response_403 import ListSchedulesResponse403
+from .list_schedules_response_403_code import ListSchedulesResponse403Code
+from .list_schedules_response_413 import ListSchedulesResponse413
+from .list_schedules_response_413_code import ListSchedulesResponse413Code
+from .list_schedules_response_422 import ListSchedulesResponse422
+from .list_schedules_response_422_code import ListSchedulesResponse422Code
+from .list_schedules_response_503 import ListSchedulesResponse503
+from .list_schedules_response_503_code import ListSchedulesResponse503Code
+from .list_webhook_deliveries_response_401 import ListWebhookDeliveriesResponse401
+from .list_webhook_deliveries_response_401_code import (
+    ListWebhookDeliveriesResponse401Code,
+)
+from .list_webhook_deliveries_response_403 import ListWebhookDeliveriesResponse403
+from .list_webhook_deliveries_response_403_code import (
+    ListWebhookDeliveriesResponse403Code,
+)
+from .list_webhook_deliveries_response_404 import ListWebhookDeliveriesResponse404
+from .list_webhook_deliveries_response_404_code import (
+    ListWebhookDeliveriesResponse404Code,
+)
+from .list_webhook_deliveries_response_413 import ListWebhookDeliveriesResponse413
+from .list_webhook_deliveries_response_413_code import (
+    ListWebhookDeliveriesResponse413Code,
+)
+from .list_webhook_deliveries_response_422 import ListWebhookDeliveriesResponse422
+from .list_webhook_deliveries_response_422_code import (
+    ListWebhookDeliveriesResponse422Code,
+)
+from .list_webhook_deliveries_response_503 import ListWebhookDeliveriesResponse503
+from .list_webhook_deliveries_response_503_code import (
+    ListWebhookDeliveriesResponse503Code,
+)
+from .list_webhook_deliveries_status_type_0 import ListWebhookDeliveriesStatusType0
+from .list_webhooks_response_401 import ListWebhooksResponse401
+from .list_webhooks_response_401_code import ListWebhooksResponse401Code
+from .list_webhooks_response_403 import ListWebhooksResponse403
+from .list_webhooks_response_403_code import ListWebhooksResponse403Code
+from .list_webhooks_response_413 import ListWebhooksResponse413
+from .list_webhooks_response_413_code import ListWebhooksResponse413Code
+from .list_webhooks_response_422 import ListWebhooksResponse422
+from .list_webhooks_response_422_code import ListWebhooksResponse422Code
+from .list_webhooks_response_503 import ListWebhooksResponse503
+from .list_webhooks_response_503_code import ListWebhooksResponse503Code
+from .message_out import MessageOut
+from .message_page import MessagePage
+from .open_ai_model import OpenAIModel
+from .open_ai_model_params import OpenAIModelParams
+from .outcome import Outcome
+from .overlap import Overlap
+from .patch_call import PatchCall
+from .patch_call_arguments import PatchCallArguments
+from .patch_message import PatchMessage
+from .patch_message_role import PatchMessageRole
+from .pause_schedule_response_401 import PauseScheduleResponse401
+from .pause_schedule_response_401_code import PauseScheduleResponse401Code
+from .pause_schedule_response_403 import PauseScheduleResponse403
+from .pause_schedule_response_403_code import PauseScheduleResponse403Code
+from .pause_schedule_response_404 import PauseScheduleResponse404
+from .pause_schedule_response_404_code import PauseScheduleResponse404Code
+from .pause_schedule_response_413 import PauseScheduleResponse413
+from .pause_schedule_response_413_code import PauseScheduleResponse413Code
+from .pause_schedule_response_422 import PauseScheduleResponse422
+from .pause_schedule_response_422_code import PauseScheduleResponse422Code
+from .pause_schedule_response_503 import PauseScheduleResponse503
+from .pause_schedule_response_503_code import PauseScheduleResponse503Code
+from .pending_approval import PendingApproval
+from .pending_tool_call import PendingToolCall
+from .post_tool_results_response_401 import PostToolResultsResponse401
+from .post_tool_results_response_401_code import PostToolResultsResponse401Code
+from .post_tool_results_response_403 import PostToolResultsResponse403
+from .post_tool_results_response_403_code import PostToolResultsResponse403Code
+from .post_tool_results_response_404 import PostToolResultsResponse404
+from .post_tool_results_response_404_code import PostToolResultsResponse404Code
+from .post_tool_results_response_409 import PostToolResultsResponse409
+from .post_tool_results_response_409_code import PostToolResultsResponse409Code
+from .post_tool_results_response_413 import PostToolResultsResponse413
+from .post_tool_results_response_413_code import PostToolResultsResponse413Code
+from .post_tool_results_response_422 import PostToolResultsResponse422
+from .post_tool_results_response_422_code import PostToolResultsResponse422Code
+from .post_tool_results_response_503 import PostToolResultsResponse503
+from .post_tool_results_response_503_code import PostToolResultsResponse503Code
+from .price import Price
+from .problem_body import ProblemBody
+from .python_executor import PythonExecutor
+from .ready import Ready
+from .resume_run_response_401 import ResumeRunResponse401
+from .resume_run_response_401_code import ResumeRunResponse401Code
+from .resume_run_response_403 import ResumeRunResponse403
+from .resume_run_response_403_code import ResumeRunResponse403Code
+from .resume_run_response_404 import ResumeRunResponse404
+from .resume_run_response_404_code import ResumeRunResponse404Code
+from .resume_run_response_409 import ResumeRunResponse409
+from .resume_run_response_409_code import ResumeRunResponse409Code
+from .resume_run_response_413 import ResumeRunResponse413
+from .resume_run_response_413_code import ResumeRunResponse413Code
+from .resume_run_response_422 import ResumeRunResponse422
+from .resume_run_response_422_code import ResumeRunResponse422Code
+from .resume_run_response_503 import ResumeRunResponse503
+from .resume_run_response_503_code import ResumeRunResponse503Code
+from .resume_schedule_response_401 import ResumeScheduleResponse401
+from .resume_schedule_response_401_code import ResumeScheduleResponse401Code
+from .resume_schedule_response_403 import ResumeScheduleResponse403
+from .resume_schedule_response_403_code import ResumeScheduleResponse403Code
+from .resume_schedule_response_404 import ResumeScheduleResponse404
+from .resume_schedule_response_404_code import ResumeScheduleResponse404Code
+from .resume_schedule_response_413 import ResumeScheduleResponse413
+from .resume_schedule_response_413_code import ResumeScheduleResponse413Code
+from .resume_schedule_response_422 import ResumeScheduleResponse422
+from .resume_schedule_response_422_code import ResumeScheduleResponse422Code
+from .resume_schedule_response_503 import ResumeScheduleResponse503
+from .resume_schedule_response_503_code import ResumeScheduleResponse503Code
+from .revoke_key_response_401 import RevokeKeyResponse401
+from .revoke_key_response_401_code import RevokeKeyResponse401Code
+from .revoke_key_response_403 import RevokeKeyResponse403
+from .revoke_key_response_403_code import RevokeKeyResponse403Code
+from .revoke_key_response_404 import RevokeKeyResponse404
+from .revoke_key_response_404_code import RevokeKeyResponse404Code
+from .revoke_key_response_413 import RevokeKeyResponse413
+from .revoke_key_response_413_code import RevokeKeyResponse413Code
+from .revoke_key_response_422 import RevokeKeyResponse422
+from .revoke_key_response_422_code import RevokeKeyResponse422Code
+from .revoke_key_response_503 import RevokeKeyResponse503
+from .revoke_key_response_503_code import RevokeKeyResponse503Code
+from .run_out import RunOut
+from .run_out_input_item import RunOutInputItem
+from .run_out_last_error_type_0 import RunOutLastErrorType0
+from .run_page import RunPage
+from .run_status import RunStatus
+from .schedule_create import ScheduleCreate
+from .schedule_create_catch_up import ScheduleCreateCatchUp
+from .schedule_create_metadata import ScheduleCreateMetadata
+from .schedule_create_overlap import ScheduleCreateOverlap
+from .schedule_out import ScheduleOut
+from .schedule_out_input_item import ScheduleOutInputItem
+from .schedule_out_metadata import ScheduleOutMetadata
+from .schedule_out_status import ScheduleOutStatus
+from .schedule_page import SchedulePage
+from .scope import Scope
+from .script_call import ScriptCall
+from .script_call_arguments import ScriptCallArguments
+from .script_error import ScriptError
+from .script_reply import ScriptReply
+from .scripted_model import ScriptedModel
+from .send_message_response_401 import SendMessageResponse401
+from .send_message_response_401_code import SendMessageResponse401Code
+from .send_message_response_403 import SendMessageResponse403
+from .send_message_response_403_code import SendMessageResponse403Code
+from .send_message_response_404 import SendMessageResponse404
+from .send_message_response_404_code import SendMessageResponse404Code
+from .send_message_response_409 import SendMessageResponse409
+from .send_message_response_409_code import SendMessageResponse409Code
+from .send_message_response_413 import SendMessageResponse413
+from .send_message_response_413_code import SendMessageResponse413Code
+from .send_message_response_422 import SendMessageResponse422
+from .send_message_response_422_code import SendMessageResponse422Code
+from .send_message_response_503 import SendMessageResponse503
+from .send_message_response_503_code import SendMessageResponse503Code
+from .send_request import SendRequest
+from .send_request_if_busy import SendRequestIfBusy
+from .send_request_on_drift_type_0 import SendRequestOnDriftType0
+from .session_out import SessionOut
+from .session_out_metadata import SessionOutMetadata
+from .skip_reason import SkipReason
+from .stream_run_response_200 import StreamRunResponse200
+from .stream_run_response_401 import StreamRunResponse401
+from .stream_run_response_401_code import StreamRunResponse401Code
+from .stream_run_response_403 import StreamRunResponse403
+from .stream_run_response_403_code import StreamRunResponse403Code
+from .stream_run_response_404 import StreamRunResponse404
+from .stream_run_response_404_code import StreamRunResponse404Code
+from .stream_run_response_413 import StreamRunResponse413
+from .stream_run_response_413_code import StreamRunResponse413Code
+from .stream_run_response_422 import StreamRunResponse422
+from .stream_run_response_422_code import StreamRunResponse422Code
+from .stream_run_response_503 import StreamRunResponse503
+from .stream_run_response_503_code import StreamRunResponse503Code
+from .stream_session_response_200 import StreamSessionResponse200
+from .stream_session_response_401 import StreamSessionResponse401
+from .stream_session_response_401_code import StreamSessionResponse401Code
+from .stream_session_response_403 import StreamSessionResponse403
+from .stream_session_response_403_code import StreamSessionResponse403Code
+from .stream_session_response_404 import StreamSessionResponse404
+from .stream_session_response_404_code import StreamSessionResponse404Code
+from .stream_session_response_413 import StreamSessionResponse413
+from .stream_session_response_413_code import StreamSessionResponse413Code
+from .stream_session_response_422 import StreamSessionResponse422
+from .stream_session_response_422_code import StreamSessionResponse422Code
+from .stream_session_response_503 import StreamSessionResponse503
+from .stream_session_response_503_code import StreamSessionResponse503Code
+from .tool_call_out import ToolCallOut
+from .tool_output_in import ToolOutputIn
+from .tool_result_patch import ToolResultPatch
+from .tool_results_in import ToolResultsIn
+from .tool_spec import ToolSpec
+from .tool_spec_input_schema import ToolSpecInputSchema
+from .tool_spec_needs_approval_type_1 import ToolSpecNeedsApprovalType1
+from .trajectory import Trajectory
+from .trajectory_step import TrajectoryStep
+from .trajectory_step_tool_calls_item import TrajectoryStepToolCallsItem
+from .update_agent_response_401 import UpdateAgentResponse401
+from .update_agent_response_401_code import UpdateAgentResponse401Code
+from .update_agent_response_403 import UpdateAgentResponse403
+from .update_agent_response_403_code import UpdateAgentResponse403Code
+from .update_agent_response_404 import UpdateAgentResponse404
+from .update_agent_response_404_code import UpdateAgentResponse404Code
+from .update_agent_response_413 import UpdateAgentResponse413
+from .update_agent_response_413_code import UpdateAgentResponse413Code
+from .update_agent_response_422 import UpdateAgentResponse422
+from .update_agent_response_422_code import UpdateAgentResponse422Code
+from .update_agent_response_503 import UpdateAgentResponse503
+from .update_agent_response_503_code import UpdateAgentResponse503Code
+from .usage import Usage
+from .webhook_create import WebhookCreate
+from .webhook_created import WebhookCreated
+from .webhook_list import WebhookList
+from .webhook_out import WebhookOut
+
+__all__ = (
+    "Actor",
+    "AgentCreate",
+    "AgentCreateOnDrift",
+    "AgentDefinition",
+    "AgentDefinitionOnDrift",
+    "AgentOut",
+    "AgentOutFingerprint",
+    "AgentOutOnDrift",
+    "AgentUsageOut",
+    "AnthropicModel",
+    "AnthropicModelParams",
+    "ApprovalOut",
+    "ApprovalOutDecisionType0",
+    "ApprovalOutStatus",
+    "ApprovalPage",
+    "ApprovalRules",
+    "AuditEventOut",
+    "AuditEventOutActor",
+    "AuditEventOutData",
+    "AuditPage",
+    "Budget",
+    "BudgetExceeded",
+    "BudgetExceededScope",
+    "CancelRunResponse401",
+    "CancelRunResponse401Code",
+    "CancelRunResponse403",
+    "CancelRunResponse403Code",
+    "CancelRunResponse404",
+    "CancelRunResponse404Code",
+    "CancelRunResponse409",
+    "CancelRunResponse409Code",
+    "CancelRunResponse413",
+    "CancelRunResponse413Code",
+    "CancelRunResponse422",
+    "CancelRunResponse422Code",
+    "CancelRunResponse503",
+    "CancelRunResponse503Code",
+    "CatchUp",
+    "CheckpointDetail",
+    "CheckpointOut",
+    "CheckpointPage",
+    "CheckReadyResponse413",
+    "CheckReadyResponse413Code",
+    "CheckReadyResponse422",
+    "CheckReadyResponse422Code",
+    "CheckReadyResponse503",
+    "CheckReadyResponse503Code",
+    "ClientExecutor",
+    "CompareOut",
+    "CompareOutDrift",
+    "CompareSessionsResponse401",
+    "CompareSessionsResponse401Code",
+    "CompareSessionsResponse403",
+    "CompareSessionsResponse403Code",
+    "CompareSessionsResponse404",
+    "CompareSessionsResponse404Code",
+    "CompareSessionsResponse413",
+    "CompareSessionsResponse413Code",
+    "CompareSessionsResponse422",
+    "CompareSessionsResponse422Code",
+    "CompareSessionsResponse503",
+    "CompareSessionsResponse503Code",
+    "CreateAgentResponse401",
+    "CreateAgentResponse401Code",
+    "CreateAgentResponse403",
+    "CreateAgentResponse403Code",
+    "CreateAgentResponse409",
+    "CreateAgentResponse409Code",
+    "CreateAgentResponse413",
+    "CreateAgentResponse413Code",
+    "CreateAgentResponse422",
+    "CreateAgentResponse422Code",
+    "CreateAgentResponse503",
+    "CreateAgentResponse503Code",
+    "CreateForkResponse401",
+    "CreateForkResponse401Code",
+    "CreateForkResponse403",
+    "CreateForkResponse403Code",
+    "CreateForkResponse404",
+    "CreateForkResponse404Code",
+    "CreateForkResponse409",
+    "CreateForkResponse409Code",
+    "CreateForkResponse413",
+    "CreateForkResponse413Code",
+    "CreateForkResponse422",
+    "CreateForkResponse422Code",
+    "CreateForkResponse503",
+    "CreateForkResponse503Code",
+    "CreateKeyResponse401",
+    "CreateKeyResponse401Code",
+    "CreateKeyResponse403",
+    "CreateKeyResponse403Code",
+    "CreateKeyResponse413",
+    "CreateKeyResponse413Code",
+    "CreateKeyResponse422",
+    "CreateKeyResponse422Code",
+    "CreateKeyResponse503",
+    "CreateKeyResponse503Code",
+    "CreateScheduleResponse401",
+    "CreateScheduleResponse401Code",
+    "CreateScheduleResponse403",
+    "CreateScheduleResponse403Code",
+    "CreateScheduleResponse404",
+    "CreateScheduleResponse404Code",
+    "CreateScheduleResponse409",
+    "CreateScheduleResponse409Code",
+    "CreateScheduleResponse413",
+    "CreateScheduleResponse413Code",
+    "CreateScheduleResponse422",
+    "CreateScheduleResponse422Code",
+    "CreateScheduleResponse503",
+    "CreateScheduleResponse503Code",
+    "CreateWebhookResponse401",
+    "CreateWebhookResponse401Code",
+    "CreateWebhookResponse403",
+    "CreateWebhookResponse403Code",
+    "CreateWebhookResponse413",
+    "CreateWebhookResponse413Code",
+    "CreateWebhookResponse422",
+    "CreateWebhookResponse422Code",
+    "CreateWebhookResponse503",
+    "CreateWebhookResponse503Code",
+    "DecideApprovalResponse401",
+    "DecideApprovalResponse401Code",
+    "DecideApprovalResponse403",
+    "DecideApprovalResponse403Code",
+    "DecideApprovalResponse404",
+    "DecideApprovalResponse404Code",
+    "DecideApprovalResponse409",
+    "DecideApprovalResponse409Code",
+    "DecideApprovalResponse413",
+    "DecideApprovalResponse413Code",
+    "DecideApprovalResponse422",
+    "DecideApprovalResponse422Code",
+    "DecideApprovalResponse503",
+    "DecideApprovalResponse503Code",
+    "DecisionIn",
+    "DecisionInArgumentsType0",
+    "DeleteScheduleResponse401",
+    "DeleteScheduleResponse401Code",
+    "DeleteScheduleResponse403",
+    "DeleteScheduleResponse403Code",
+    "DeleteScheduleResponse404",
+    "DeleteScheduleResponse404Code",
+    "DeleteScheduleResponse413",
+    "DeleteScheduleResponse413Code",
+    "DeleteScheduleResponse422",
+    "DeleteScheduleResponse422Code",
+    "DeleteScheduleResponse503",
+    "DeleteScheduleResponse503Code",
+    "DeleteSessionResponse401",
+    "DeleteSessionResponse401Code",
+    "DeleteSessionResponse403",
+    "DeleteSessionResponse403Code",
+    "DeleteSessionResponse404",
+    "DeleteSessionResponse404Code",
+    "DeleteSessionResponse413",
+    "DeleteSessionResponse413Code",
+    "DeleteSessionResponse422",
+    "DeleteSessionResponse422Code",
+    "DeleteSessionResponse503",
+    "DeleteSessionResponse503Code",
+    "DeleteWebhookResponse401",
+    "DeleteWebhookResponse401Code",
+    "DeleteWebhookResponse403",
+    "DeleteWebhookResponse403Code",
+    "DeleteWebhookResponse404",
+    "DeleteWebhookResponse404Code",
+    "DeleteWebhookResponse413",
+    "DeleteWebhookResponse413Code",
+    "DeleteWebhookResponse422",
+    "DeleteWebhookResponse422Code",
+    "DeleteWebhookResponse503",
+    "DeleteWebhookResponse503Code",
+    "DeliveryList",
+    "DeliveryOut",
+    "DeliveryOutStatus",
+    "EnvValue",
+    "EventOut",
+    "EventOutData",
+    "EventPage",
+    "FireError",
+    "FireOut",
+    "FireOutDetailType0",
+    "FirePage",
+    "ForkIn",
+    "ForkOut",
+    "ForkPatchIn",
+    "GetAgentResponse401",
+    "GetAgentResponse401Code",
+    "GetAgentResponse403",
+    "GetAgentResponse403Code",
+    "GetAgentResponse404",
+    "GetAgentResponse404Code",
+    "GetAgentResponse413",
+    "GetAgentResponse413Code",
+    "GetAgentResponse422",
+    "GetAgentResponse422Code",
+    "GetAgentResponse503",
+    "GetAgentResponse503Code",
+    "GetAgentUsageResponse401",
+    "GetAgentUsageResponse401Code",
+    "GetAgentUsageResponse403",
+    "GetAgentUsageResponse403Code",
+    "GetAgentUsageResponse404",
+    "GetAgentUsageResponse404Code",
+    "GetAgentUsageResponse413",
+    "GetAgentUsageResponse413Code",
+    "GetAgentUsageResponse422",
+    "GetAgentUsageResponse422Code",
+    "GetAgentUsageResponse503",
+    "GetAgentUsageResponse503Code",
+    "GetApprovalResponse401",
+    "GetApprovalResponse401Code",
+    "GetApprovalResponse403",
+    "GetApprovalResponse403Code",
+    "GetApprovalResponse404",
+    "GetApprovalResponse404Code",
+    "GetApprovalResponse413",
+    "GetApprovalResponse413Code",
+    "GetApprovalResponse422",
+    "GetApprovalResponse422Code",
+    "GetApprovalResponse503",
+    "GetApprovalResponse503Code",
+    "GetCheckpointResponse401",
+    "GetCheckpointResponse401Code",
+    "GetCheckpointResponse403",
+    "GetCheckpointResponse403Code",
+    "GetCheckpointResponse404",
+    "GetCheckpointResponse404Code",
+    "GetCheckpointResponse413",
+    "GetCheckpointResponse413Code",
+    "GetCheckpointResponse422",
+    "GetCheckpointResponse422Code",
+    "GetCheckpointResponse503",
+    "GetCheckpointResponse503Code",
+    "GetRunResponse401",
+    "GetRunResponse401Code",
+    "GetRunResponse403",
+    "GetRunResponse403Code",
+    "GetRunResponse404",
+    "GetRunResponse404Code",
+    "GetRunResponse413",
+    "GetRunResponse413Code",
+    "GetRunResponse422",
+    "GetRunResponse422Code",
+    "GetRunResponse503",
+    "GetRunResponse503Code",
+    "GetScheduleResponse401",
+    "GetScheduleResponse401Code",
+    "GetScheduleResponse403",
+    "GetScheduleResponse403Code",
+    "GetScheduleResponse404",
+    "GetScheduleResponse404Code",
+    "GetScheduleResponse413",
+    "GetScheduleResponse413Code",
+    "GetScheduleResponse422",
+    "GetScheduleResponse422Code",
+    "GetScheduleResponse503",
+    "GetScheduleResponse503Code",
+    "GetSessionResponse401",
+    "GetSessionResponse401Code",
+    "GetSessionResponse403",
+    "GetSessionResponse403Code",
+    "GetSessionResponse404",
+    "GetSessionResponse404Code",
+    "GetSessionResponse413",
+    "GetSessionResponse413Code",
+    "GetSessionResponse422",
+    "GetSessionResponse422Code",
+    "GetSessionResponse503",
+    "GetSessionResponse503Code",
+    "GetWebhookResponse401",
+    "GetWebhookResponse401Code",
+    "GetWebhookResponse403",
+    "GetWebhookResponse403Code",
+    "GetWebhookResponse404",
+    "GetWebhookResponse404Code",
+    "GetWebhookResponse413",
+    "GetWebhookResponse413Code",
+    "GetWebhookResponse422",
+    "GetWebhookResponse422Code",
+    "GetWebhookResponse503",
+    "GetWebhookResponse503Code",
+    "Health",
+    "HttpExecutor",
+    "HttpExecutorHeaders",
+    "InputMessage",
+    "InputMessageContentType2",
+    "InputMessageRole",
+    "KeyCreate",
+    "KeyCreated",
+    "KeyList",
+    "KeyOut",
+    "ListApprovalsResponse401",
+    "ListApprovalsResponse401Code",
+    "ListApprovalsResponse403",
+    "ListApprovalsResponse403Code",
+    "ListApprovalsResponse413",
+    "ListApprovalsResponse413Code",
+    "ListApprovalsResponse422",
+    "ListApprovalsResponse422Code",
+    "ListApprovalsResponse503",
+    "ListApprovalsResponse503Code",
+    "ListApprovalsStatusType0",
+    "ListAuditEventsResponse401",
+    "ListAuditEventsResponse401Code",
+    "ListAuditEventsResponse403",
+    "ListAuditEventsResponse403Code",
+    "ListAuditEventsResponse413",
+    "ListAuditEventsResponse413Code",
+    "ListAuditEventsResponse422",
+    "ListAuditEventsResponse422Code",
+    "ListAuditEventsResponse503",
+    "ListAuditEventsResponse503Code",
+    "ListCheckpointsResponse401",
+    "ListCheckpointsResponse401Code",
+    "ListCheckpointsResponse403",
+    "ListCheckpointsResponse403Code",
+    "ListCheckpointsResponse404",
+    "ListCheckpointsResponse404Code",
+    "ListCheckpointsResponse413",
+    "ListCheckpointsResponse413Code",
+    "ListCheckpointsResponse422",
+    "ListCheckpointsResponse422Code",
+    "ListCheckpointsResponse503",
+    "ListCheckpointsResponse503Code",
+    "ListKeysResponse401",
+    "ListKeysResponse401Code",
+    "ListKeysResponse403",
+    "ListKeysResponse403Code",
+    "ListKeysResponse413",
+    "ListKeysResponse413Code",
+    "ListKeysResponse422",
+    "ListKeysResponse422Code",
+    "ListKeysResponse503",
+    "ListKeysResponse503Code",
+    "ListMessagesResponse401",
+    "ListMessagesResponse401Code",
+    "ListMessagesResponse403",
+    "ListMessagesResponse403Code",
+    "ListMessagesResponse404",
+    "ListMessagesResponse404Code",
+    "ListMessagesResponse413",
+    "ListMessagesResponse413Code",
+    "ListMessagesResponse422",
+    "ListMessagesResponse422Code",
+    "ListMessagesResponse503",
+    "ListMessagesResponse503Code",
+    "ListRunEventsResponse401",
+    "ListRunEventsResponse401Code",
+    "ListRunEventsResponse403",
+    "ListRunEventsResponse403Code",
+    "ListRunEventsResponse404",
+    "ListRunEventsResponse404Code",
+    "ListRunEventsResponse413",
+    "ListRunEventsResponse413Code",
+    "ListRunEventsResponse422",
+    "ListRunEventsResponse422Code",
+    "ListRunEventsResponse503",
+    "ListRunEventsResponse503Code",
+    "ListRunsResponse401",
+    "ListRunsResponse401Code",
+    "ListRunsResponse403",
+    "ListRunsResponse403Code",
+    "ListRunsResponse413",
+    "ListRunsResponse413Code",
+    "ListRunsResponse422",
+    "ListRunsResponse422Code",
+    "ListRunsResponse503",
+    "ListRunsResponse503Code",
+    "ListScheduleFiresResponse401",
+    "ListScheduleFiresResponse401Code",
+    "ListScheduleFiresResponse403",
+    "ListScheduleFiresResponse403Code",
+    "ListScheduleFiresResponse404",
+    "ListScheduleFiresResponse404Code",
+    "ListScheduleFiresResponse413",
+    "ListScheduleFiresResponse413Code",
+    "ListScheduleFiresResponse422",
+    "ListScheduleFiresResponse422Code",
+    "ListScheduleFiresResponse503",
+    "ListScheduleFiresResponse503Code",
+    "ListSchedulesResponse401",
+    "ListSchedulesResponse401Code",
+    "ListSchedulesResponse403",
+    "ListSchedulesResponse403Code",
+    "ListSchedulesResponse413",
+    "ListSchedulesResponse413Code",
+    "ListSchedulesResponse422",
+    "ListSchedulesResponse422Code",
+    "ListSchedulesResponse503",
+    "ListSchedulesResponse503Code",
+    "ListWebhookDeliveriesResponse401",
+    "ListWebhookDeliveriesResponse401Code",
+    "ListWebhookDeliveriesResponse403",
+    "ListWebhookDeliveriesResponse403Code",
+    "ListWebhookDeliveriesResponse404",
+    "ListWebhookDeliveriesResponse404Code",
+    "ListWebhookDeliveriesResponse413",
+    "ListWebhookDeliveriesResponse413Code",
+    "ListWebhookDeliveriesResponse422",
+    "ListWebhookDeliveriesResponse422Code",
+    "ListWebhookDeliveriesResponse503",
+    "ListWebhookDeliveriesResponse503Code",
+    "ListWebhookDeliveriesStatusType0",
+    "ListWebhooksResponse401",
+    "ListWebhooksResponse401Code",
+    "ListWebhooksResponse403",
+    "ListWebhooksResponse403Code",
+    "ListWebhooksResponse413",
+    "ListWebhooksResponse413Code",
+    "ListWebhooksResponse422",
+    "ListWebhooksResponse422Code",
+    "ListWebhooksResponse503",
+    "ListWebhooksResponse503Code",
+    "MessageOut",
+    "MessagePage",
+    "OpenAIModel",
+    "OpenAIModelParams",
+    "Outcome",
+    "Overlap",
+    "PatchCall",
+    "PatchCallArguments",
+    "PatchMessage",
+    "PatchMessageRole",
+    "PauseScheduleResponse401",
+    "PauseScheduleResponse401Code",
+    "PauseScheduleResponse403",
+    "PauseScheduleResponse403Code",
+    "PauseScheduleResponse404",
+    "PauseScheduleResponse404Code",
+    "PauseScheduleResponse413",
+    "PauseScheduleResponse413Code",
+    "PauseScheduleResponse422",
+    "PauseScheduleResponse422Code",
+    "PauseScheduleResponse503",
+    "PauseScheduleResponse503Code",
+    "PendingApproval",
+    "PendingToolCall",
+    "PostToolResultsResponse401",
+    "PostToolResultsResponse401Code",
+    "PostToolResultsResponse403",
+    "PostToolResultsResponse403Code",
+    "PostToolResultsResponse404",
+    "PostToolResultsResponse404Code",
+    "PostToolResultsResponse409",
+    "PostToolResultsResponse409Code",
+    "PostToolResultsResponse413",
+    "PostToolResultsResponse413Code",
+    "PostToolResultsResponse422",
+    "PostToolResultsResponse422Code",
+    "PostToolResultsResponse503",
+    "PostToolResultsResponse503Code",
+    "Price",
+    "ProblemBody",
+    "PythonExecutor",
+    "Ready",
+    "ResumeRunResponse401",
+    "ResumeRunResponse401Code",
+    "ResumeRunResponse403",
+    "ResumeRunResponse403Code",
+    "ResumeRunResponse404",
+    "ResumeRunResponse404Code",
+    "ResumeRunResponse409",
+    "ResumeRunResponse409Code",
+    "ResumeRunResponse413",
+    "ResumeRunResponse413Code",
+    "ResumeRunResponse422",
+    "ResumeRunResponse422Code",
+    "ResumeRunResponse503",
+    "ResumeRunResponse503Code",
+    "ResumeScheduleResponse401",
+    "ResumeScheduleResponse401Code",
+    "ResumeScheduleResponse403",
+    "ResumeScheduleResponse403Code",
+    "ResumeScheduleResponse404",
+    "ResumeScheduleResponse404Code",
+    "ResumeScheduleResponse413",
+    "ResumeScheduleResponse413Code",
+    "ResumeScheduleResponse422",
+    "ResumeScheduleResponse422Code",
+    "ResumeScheduleResponse503",
+    "ResumeScheduleResponse503Code",
+    "RevokeKeyResponse401",
+    "RevokeKeyResponse401Code",
+    "RevokeKeyResponse403",
+    "RevokeKeyResponse403Code",
+    "RevokeKeyResponse404",
+    "RevokeKeyResponse404Code",
+    "RevokeKeyResponse413",
+    "RevokeKeyResponse413Code",
+    "RevokeKeyResponse422",
+    "RevokeKeyResponse422Code",
+    "RevokeKeyResponse503",
+    "RevokeKeyResponse503Code",
+    "RunOut",
+    "RunOutInputItem",
+    "RunOutLastErrorType0",
+    "RunPage",
+    "RunStatus",
+    "ScheduleCreate",
+    "ScheduleCreateCatchUp",
+    "ScheduleCreateMetadata",
+    "ScheduleCreateOverlap",
+    "ScheduleOut",
+    "ScheduleOutInputItem",
+    "ScheduleOutMetadata",
+    "ScheduleOutStatus",
+    "SchedulePage",
+    "Scope",
+    "ScriptCall",
+    "ScriptCallArguments",
+    "ScriptedModel",
+    "ScriptError",
+    "ScriptReply",
+    "SendMessageResponse401",
+    "SendMessageResponse401Code",
+    "SendMessageResponse403",
+    "SendMessageResponse403Code",
+    "SendMessageResponse404",
+    "SendMessageResponse404Code",
+    "SendMessageResponse409",
+    "SendMessageResponse409Code",
+    "SendMessageResponse413",
+    "SendMessageResponse413Code",
+    "SendMessageResponse422",
+    "SendMessageResponse422Code",
+    "SendMessageResponse503",
+    "SendMessageResponse503Code",
+    "SendRequest",
+    "SendRequestIfBusy",
+    "SendRequestOnDriftType0",
+    "SessionOut",
+    "SessionOutMetadata",
+    "SkipReason",
+    "StreamRunResponse200",
+    "StreamRunResponse401",
+    "StreamRunResponse401Code",
+    "StreamRunResponse403",
+    "StreamRunResponse403Code",
+    "StreamRunResponse404",
+    "StreamRunResponse404Code",
+    "StreamRunResponse413",
+    "StreamRunResponse413Code",
+    "StreamRunResponse422",
+    "StreamRunResponse422Code",
+    "StreamRunResponse503",
+    "StreamRunResponse503Code",
+    "StreamSessionResponse200",
+    "StreamSessionResponse401",
+    "StreamSessionResponse401Code",
+    "StreamSessionResponse403",
+    "StreamSessionResponse403Code",
+    "StreamSessionResponse404",
+    "StreamSessionResponse404Code",
+    "StreamSessionResponse413",
+    "StreamSessionResponse413Code",
+    "StreamSessionResponse422",
+    "StreamSessionResponse422Code",
+    "StreamSessionResponse503",
+    "StreamSessionResponse503Code",
+    "ToolCallOut",
+    "ToolOutputIn",
+    "ToolResultPatch",
+    "ToolResultsIn",
+    "ToolSpec",
+    "ToolSpecInputSchema",
+    "ToolSpecNeedsApprovalType1",
+    "Trajectory",
+    "TrajectoryStep",
+    "TrajectoryStepToolCallsItem",
+    "UpdateAgentResponse401",
+    "UpdateAgentResponse401Code",
+    "UpdateAgentResponse403",
+    "UpdateAgentResponse403Code",
+    "UpdateAgentResponse404",
+    "UpdateAgentResponse404Code",
+    "UpdateAgentResponse413",
+    "UpdateAgentResponse413Code",
+    "UpdateAgentResponse422",
+    "UpdateAgentResponse422Code",
+    "UpdateAgentResponse503",
+    "UpdateAgentResponse503Code",
+    "Usage",
+    "WebhookCreate",
+    "WebhookCreated",
+    "WebhookList",
+    "WebhookOut",
+)
