@@ -27,7 +27,7 @@ if [ "${1:-}" = "--check" ]; then
   cp -r openapi "$scratch/"
   (cd clients && tar --exclude=node_modules -cf - .) | (cd "$scratch/clients" && tar -xf -)
   generate "$scratch"
-  if ! diff -ru --exclude=node_modules --exclude=__pycache__ clients "$scratch/clients" >&2; then
+  if ! diff -ru --exclude=node_modules --exclude=__pycache__ --exclude=.ruff_cache --exclude=dist clients "$scratch/clients" >&2; then
     echo "clients/ is stale: run ./scripts/clients.sh and commit it" >&2
     exit 1
   fi
