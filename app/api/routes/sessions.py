@@ -24,7 +24,7 @@ from app.api.schemas import (
     SessionOut,
     check_session_id,
 )
-from app.api.streams import STREAM_RESPONSE, ResumeAfter, event_stream, follow_events
+from app.api.streams import SSE_EVENT, STREAM_RESPONSE, ResumeAfter, event_stream, follow_events
 from app.api.views import run_out
 from app.domain.principal import Scope
 from app.domain.run import PAUSED, TERMINAL, Message
@@ -45,10 +45,11 @@ SETTLED_OR_PAUSED = TERMINAL | PAUSED
     responses={
         200: {
             "model": RunOut,
-            # With `stream=true` the answer is `text/event-stream`, as `streamRun`'s; not
-            # listed as a second content type here, which would make every generated
-            # client's answer a union of a run and an event.
-            "description": "The run finished or paused within `wait`.",
+            "description": (
+                "The run finished or paused within `wait`; with `stream=true`, the run's "
+                "events as `text/event-stream` (as `GET /v1/runs/{id}/stream`)."
+            ),
+            "content": {"text/event-stream": {"schema": SSE_EVENT}},
         },
         **responses(
             errors.NotFound,

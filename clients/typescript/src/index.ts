@@ -17,7 +17,9 @@ export interface PerdureOptions {
 }
 
 export function createPerdureClient({ baseUrl, apiKey }: PerdureOptions) {
-  return createClient<paths>({
+  // JSON answers and problems: `sendMessage`'s `?stream=true` answer is text/event-stream,
+  // which `followRun` reads; left out here, its `data` is a run, not a run-or-event.
+  return createClient<paths, "application/json" | "application/problem+json">({
     baseUrl,
     headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : {},
   });

@@ -7905,7 +7905,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: `code` is `NOT_FOUND`. */
+            /** @description Not found: `code` is `NOT_FOUND` or `CHECKPOINT_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7923,7 +7923,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["ProblemBody"] & {
                         /** @enum {string} */
-                        code?: "NOT_FOUND";
+                        code?: "NOT_FOUND" | "CHECKPOINT_NOT_FOUND";
                     };
                 };
             };
@@ -8339,7 +8339,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: `code` is `NOT_FOUND`. */
+            /** @description Not found: `code` is `NOT_FOUND` or `CHECKPOINT_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8357,7 +8357,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["ProblemBody"] & {
                         /** @enum {string} */
-                        code?: "NOT_FOUND";
+                        code?: "NOT_FOUND" | "CHECKPOINT_NOT_FOUND";
                     };
                 };
             };
@@ -8689,7 +8689,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The run finished or paused within `wait`. */
+            /** @description The run finished or paused within `wait`; with `stream=true`, the run's events as `text/event-stream` (as `GET /v1/runs/{id}/stream`). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8741,6 +8741,13 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["RunOut"];
+                    "text/event-stream": {
+                        data: string;
+                        /** @description The event's type: `agent.drift`, `approval.decided`, `approval.requested`, `run.cancel_requested`, `run.cancelled`, `run.failed`, `run.finished`, `run.paused`, `run.queued`, `run.retrying`, `run.started`, `run.taken_over`, `tool.settled`, `tool.started`, `tool_results.received`, `turn.saved` (data: `EventOut`), or `message.delta` (data: `MessageDelta`). */
+                        event?: string;
+                        /** @description The event's id, for Last-Event-ID (none on `message.delta`). */
+                        id?: string;
+                    };
                 };
             };
             /** @description Successful Response */

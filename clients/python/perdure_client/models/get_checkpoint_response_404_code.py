@@ -2,6 +2,7 @@ from enum import StrEnum
 
 
 class GetCheckpointResponse404Code(StrEnum):
+    CHECKPOINT_NOT_FOUND = "CHECKPOINT_NOT_FOUND"
     NOT_FOUND = "NOT_FOUND"
 
     def __str__(self) -> str:
