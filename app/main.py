@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from app import __version__, capabilities
-from app.api import problems
+from app.api import contract, problems
 from app.api.limits import BodySizeLimit
 from app.api.observe import RequestMetrics
 from app.api.routes import (
@@ -77,7 +77,10 @@ def create_app(
         version=__version__,
         summary="Durable LLM agent runs over HTTP, checkpointed in Postgres.",
         lifespan=lifespan,
+        # Readable operation ids (`sendMessage`), for the methods of generated clients.
+        generate_unique_id_function=contract.operation_id,
     )
+    app.openapi = lambda: contract.openapi(app)  # type: ignore[method-assign]
     app.state.settings = settings
     app.state.capabilities = capabilities.Capabilities.of(settings)
     app.state.open_when_keyless = open_when_keyless

@@ -1,18 +1,30 @@
 """The app behind a real uvicorn server on loopback, and an SSE reader, for the tests that
-need a real HTTP connection (ASGITransport buffers a whole response, so no stream)."""
+need a real HTTP connection (ASGITransport buffers a whole response, so no stream); and
+a real `perdure serve` process, for the tests that drive it from outside."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import os
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
 import uvicorn
 from fastapi import FastAPI
 from httpx_sse import ServerSentEvent, aconnect_sse
+
+from app.domain.principal import Scope
+from app.embedded_pg import free_port
+from tests.agents import GRANTS_ENV
+from tests.crash.harness import ROOT
 
 
 @asynccontextmanager
@@ -62,3 +74,61 @@ def summary(events: list[ServerSentEvent]) -> list[tuple[int, str]]:
         assert (str(data["id"]), data["type"]) == (event.id, event.event)
         out.append((int(event.id), event.event))
     return out
+
+
+@contextmanager
+def serve_process(
+    database_url: str, log_path: Path, *, workers: int = 2, max_wait_s: int = 30
+) -> Iterator[Server]:
+    """A real `perdure serve` process on `database_url` (with the tests' grants and a key
+    with every scope, so it never runs open), ready when this yields; its stderr goes to
+    `log_path`."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "PERDURE_MAX_WAIT_S": str(max_wait_s),
+        "PYTHONPATH": str(ROOT),
+        **GRANTS_ENV,
+    }
+    scopes = ",".join(scope.value for scope in Scope)
+    made = subprocess.run(
+        [sys.executable, "-m", "app.cli", "keys", "create", "--name", "tests", "--scopes", scopes],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    key = made.stdout.strip().splitlines()[-1]
+    command = [sys.executable, "-m", "app.cli", "serve", "--port", str(port)]
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(
+            [*command, "--workers", str(workers), "--log-level", "warning"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, log_path.read_text()
+            time.sleep(0.2)
+        yield Server(url=url, key=key)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+@dataclass(frozen=True)
+class Server:
+    url: str
+    key: str  # an API key with every scope

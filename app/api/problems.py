@@ -104,6 +104,20 @@ PROBLEM_HEADERS = {
 }
 
 UNAVAILABLE = PROBLEMS[errors.DatabaseUnavailable]
+# Problems that come from the request's shape rather than a domain error.
+VALIDATION_FAILED = Problem(422, "VALIDATION_FAILED", "Request validation failed")
+PAYLOAD_TOO_LARGE = Problem(
+    413, "PAYLOAD_TOO_LARGE", "The request body is over PERDURE_MAX_BODY_BYTES"
+)
+# An example `detail` per status, for the contract's problem examples.
+STATUS_DETAILS = {
+    401: "an API key is required: Authorization: Bearer <key>",
+    403: "this key lacks the scope 'runs:write'",
+    404: "no such resource in this tenant",
+    413: "the request body is over 1048576 bytes",
+    422: "body.input: Field required",
+    503: "the database cannot be reached; retry",
+}
 # Where a session id arrives; a bad one there is SESSION_ID_INVALID, not VALIDATION_FAILED.
 SESSION_ID_LOCATIONS = {
     ("path", "session_id"),
@@ -168,20 +182,44 @@ def code_of(kind: str) -> str:
 def responses(
     *kinds: type[errors.AppError], public: bool = False
 ) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI `responses=` for a route: the problems it may answer, plus 422 and 503, and
-    401 and 403 unless the route is `public` (outside the trust boundary)."""
-    out: dict[int | str, dict[str, Any]] = {}
+    """OpenAPI `responses=` for a route: the problems it may answer, plus 422, 413 and 503,
+    and 401 and 403 unless the route is `public` (outside the trust boundary). Each status
+    lists the `code`s the route can answer with it (an enum a generated client can match)."""
     always = () if public else (errors.Unauthorized, errors.Forbidden)
-    for kind in (*kinds, *always, errors.DatabaseUnavailable):
-        problem = problem_for(kind(""))
-        out[problem.status] = {"model": ProblemBody, "content": {PROBLEM_MEDIA_TYPE: {}}}
-    out[422] = {"model": ProblemBody, "content": {PROBLEM_MEDIA_TYPE: {}}}
-    out[413] = {
-        "model": ProblemBody,
-        "content": {PROBLEM_MEDIA_TYPE: {}},
-        "description": "The request body is over PERDURE_MAX_BODY_BYTES.",
+    by_status: dict[int, list[Problem]] = {}
+    for problem in (
+        *(problem_for(kind("")) for kind in (*kinds, *always, errors.DatabaseUnavailable)),
+        VALIDATION_FAILED,
+        PAYLOAD_TOO_LARGE,
+    ):
+        found = by_status.setdefault(problem.status, [])
+        if problem.code not in {p.code for p in found}:
+            found.append(problem)
+    return {status: _documented(found) for status, found in sorted(by_status.items())}
+
+
+def _documented(found: list[Problem]) -> dict[str, Any]:
+    """One status's problem response: its codes as an enum, and the first as an example."""
+    codes = [p.code for p in found]
+    first = found[0]
+    schema = {
+        "allOf": [
+            {"$ref": "#/components/schemas/ProblemBody"},
+            {"type": "object", "properties": {"code": {"type": "string", "enum": codes}}},
+        ]
     }
-    return out
+    example = {
+        "type": TYPE_BASE + first.code.lower().replace("_", "-"),
+        "title": first.title,
+        "status": first.status,
+        "code": first.code,
+        "detail": STATUS_DETAILS.get(first.status, first.title),
+        "instance": "/v1/…",
+    }
+    return {
+        "description": f"{first.title}: `code` is {' or '.join(f'`{c}`' for c in codes)}.",
+        "content": {PROBLEM_MEDIA_TYPE: {"schema": schema, "example": example}},
+    }
 
 
 def _jsonable_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
@@ -236,7 +274,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
-        problem = Problem(422, "VALIDATION_FAILED", "Request validation failed")
+        problem = VALIDATION_FAILED
         errs = _jsonable_errors(exc)
         if any(tuple(e["loc"][:2]) in SESSION_ID_LOCATIONS for e in errs):
             problem = PROBLEMS[errors.SessionIdInvalid]

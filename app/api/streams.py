@@ -230,17 +230,39 @@ def resume_after(
 
 ResumeAfter = Annotated[int, Depends(resume_after)]
 
-# One event of a stream, as OpenAPI 3.2 describes SSE items: `data` is an `EventOut`.
+# A `message.delta` event's data: a piece of a reply's text as it streams (no id: it is
+# not in the log, and not replayed after a reconnection).
+MESSAGE_DELTA: dict[str, Any] = {
+    "type": "object",
+    "title": "MessageDelta",
+    "required": ["run_id", "n", "text"],
+    "properties": {
+        "run_id": {"type": "string", "format": "uuid"},
+        "n": {"type": "integer", "description": "The delta's place in its reply."},
+        "text": {"type": "string"},
+    },
+}
+
+# One event of a stream, as OpenAPI 3.2 describes SSE items: `data` is an `EventOut`
+# (every logged event type), or a `MessageDelta` for `message.delta`.
 SSE_EVENT: dict[str, Any] = {
     "type": "object",
     "required": ["data"],
     "properties": {
-        "id": {"type": "string", "description": "The event's id, for Last-Event-ID."},
-        "event": {"type": "string", "description": "The event's type, e.g. `run.finished`."},
+        "id": {
+            "type": "string",
+            "description": "The event's id, for Last-Event-ID (none on `message.delta`).",
+        },
+        "event": {
+            "type": "string",
+            "description": "The event's type: "
+            + ", ".join(f"`{t}`" for t in sorted(events.EVENT_TYPES))
+            + " (data: `EventOut`), or `message.delta` (data: `MessageDelta`).",
+        },
         "data": {
             "type": "string",
             "contentMediaType": "application/json",
-            "contentSchema": {"$ref": "#/components/schemas/EventOut"},
+            "contentSchema": {"oneOf": [{"$ref": "#/components/schemas/EventOut"}, MESSAGE_DELTA]},
         },
     },
 }

@@ -45,6 +45,7 @@ EVENT_TYPES = frozenset(
         "run.retrying",
         "run.paused",
         "run.cancel_requested",
+        "run.budget_exceeded",
         "run.finished",
         "run.failed",
         "run.cancelled",
@@ -105,6 +106,10 @@ SELECT 1
 class Event:
     type: str
     data: dict[str, Any]
+
+    def __post_init__(self) -> None:
+        # Webhooks subscribe by type and the contract lists them: a new one is added there.
+        assert self.type in EVENT_TYPES, f"{self.type!r} is not in EVENT_TYPES"
 
 
 def encode(items: Iterable[Event]) -> str:

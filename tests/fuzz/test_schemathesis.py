@@ -22,22 +22,17 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import httpx
 import pytest
 
-from app.domain.principal import Scope
-from app.embedded_pg import free_port
-from tests.agents import GRANTS_ENV
 from tests.crash.harness import ROOT
+from tests.serving import serve_process
 
 pytestmark = pytest.mark.timeout(300)
 
 HERE = Path(__file__).parent
 EXAMPLES = os.environ.get("PERDURE_FUZZ_EXAMPLES", "12")
-SCOPES = ",".join(scope.value for scope in Scope)
 
 
 def st_command() -> list[str]:
@@ -49,62 +44,14 @@ def st_command() -> list[str]:
 def test_schemathesis__no_server_errors_and_no_contract_breaks(
     database_url: str, tmp_path: Path
 ) -> None:
-    port = free_port()
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "PERDURE_MAX_WAIT_S": "2",
-        "PYTHONPATH": str(ROOT),
-        **GRANTS_ENV,
-    }
-    # Authenticated, as a real client is: a key with every scope (the server then never
-    # runs open, and schemathesis' ignored_auth check sees requests without it refused).
-    made = subprocess.run(
-        [sys.executable, "-m", "app.cli", "keys", "create", "--name", "fuzz", "--scopes", SCOPES],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    key = made.stdout.strip().splitlines()[-1]
-    with open(tmp_path / "serve.log", "w") as log:
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "app.cli",
-                "serve",
-                "--port",
-                str(port),
-                "--workers",
-                "2",
-                "--log-level",
-                "warning",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=log,
-        )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
-            time.sleep(0.2)
+    with serve_process(database_url, tmp_path / "serve.log", max_wait_s=2) as server:
         result = subprocess.run(
             [
                 *st_command(),
                 "--config-file",
                 str(HERE / "schemathesis.toml"),
                 "run",
-                f"http://127.0.0.1:{port}/openapi.json",
+                f"{server.url}/openapi.json",
                 "--checks",
                 "all",
                 "--exclude-checks",
@@ -116,7 +63,7 @@ def test_schemathesis__no_server_errors_and_no_contract_breaks(
                 "--workers",
                 "1",
                 "--header",
-                f"Authorization: Bearer {key}",
+                f"Authorization: Bearer {server.key}",
                 # It would find its own key in GET /v1/keys and revoke it, leaving the rest
                 # of the run 401 (revocation has its own tests: test_auth, test_tenancy).
                 "--exclude-path",
@@ -141,9 +88,6 @@ def test_schemathesis__no_server_errors_and_no_contract_breaks(
             timeout=280,
             check=False,
         )
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
     summary = result.stdout[result.stdout.find("SUMMARY") :]
     assert result.returncode == 0, result.stdout[-20000:]
     assert "generated" in summary

@@ -74,7 +74,7 @@ async def get_agent(
 
 
 @router.put("/{agent_id}", response_model=AgentOut, responses=responses(errors.NotFound))
-async def put_agent(
+async def update_agent(
     agent_id: AgentIdPath,
     body: AgentDefinition,
     engine: EngineDep,

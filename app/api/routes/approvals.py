@@ -71,7 +71,7 @@ async def get_approval(approval_id: UUID, engine: EngineDep, principal: RunsRead
         errors.SelfApproval,
     ),
 )
-async def decide(
+async def decide_approval(
     approval_id: UUID, body: DecisionIn, engine: EngineDep, principal: ApprovalsDecide
 ) -> ApprovalOut:
     """Approve or reject a gated call, optionally editing its arguments.

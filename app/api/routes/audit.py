@@ -40,7 +40,7 @@ class AuditPage(BaseModel):
 
 
 @router.get("", response_model=AuditPage, responses=responses())
-async def list_audit(
+async def list_audit_events(
     principal: Admin,
     engine: EngineDep,
     cursor: SeqCursor = None,

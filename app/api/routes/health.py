@@ -25,13 +25,13 @@ class Ready(BaseModel):
 
 
 @router.get("/healthz", response_model=Health)
-async def healthz() -> Health:
+async def check_health() -> Health:
     """The process is up. Says nothing about the database."""
     return Health(status="ok")
 
 
 @router.get("/readyz", response_model=Ready, responses=responses(public=True))
-async def readyz(engine: EngineDep) -> Ready:
+async def check_ready(engine: EngineDep) -> Ready:
     """The database answers and its schema is at the newest migration."""
     async with engine.connect() as conn:
         revision = await conn.run_sync(current_revision)

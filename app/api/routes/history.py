@@ -65,7 +65,7 @@ async def list_checkpoints(
 @router.get(
     "/{session_id}/checkpoints/{seq}",
     response_model=CheckpointDetail,
-    responses=responses(errors.NotFound, errors.SessionIdInvalid),
+    responses=responses(errors.NotFound, errors.CheckpointNotFound, errors.SessionIdInvalid),
 )
 async def get_checkpoint(
     session_id: SessionIdPath,
@@ -86,7 +86,11 @@ async def get_checkpoint(
     response_model=ForkOut,
     status_code=201,
     responses=responses(
-        errors.NotFound, errors.SessionIdInvalid, errors.SessionExists, errors.InvalidForkPatch
+        errors.NotFound,
+        errors.CheckpointNotFound,
+        errors.SessionIdInvalid,
+        errors.SessionExists,
+        errors.InvalidForkPatch,
     ),
 )
 async def create_fork(

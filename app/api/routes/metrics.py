@@ -67,7 +67,7 @@ class _FleetCollector(Collector):
         **responses(),
     },
 )
-async def scrape(engine: EngineDep, principal: MetricsRead) -> Response:
+async def get_metrics(engine: EngineDep, principal: MetricsRead) -> Response:
     """The fleet's metrics in Prometheus text format (scope `metrics:read`).
 
     Runs by status and pending approvals are read from the database at each scrape; the

@@ -85,6 +85,7 @@ async def list_runs(
 
 @router.get("/{run_id}", response_model=RunOut, responses=responses(errors.NotFound))
 async def get_run(run_id: UUID, engine: EngineDep, principal: RunsRead) -> RunOut:
+    """A run: its status, steps, usage, output, and what it waits on when paused."""
     async with engine.connect() as conn:
         return await run_out(conn, await store.get_run(conn, principal.tenant_id, run_id))
 
@@ -94,7 +95,7 @@ async def get_run(run_id: UUID, engine: EngineDep, principal: RunsRead) -> RunOu
     response_model=RunOut,
     responses=responses(errors.NotFound, errors.MetadataInvalid),
 )
-async def patch_run(
+async def update_run(
     run_id: UUID, body: MetadataPatchIn, engine: EngineDep, principal: RunsWrite
 ) -> RunOut:
     """Set or remove metadata keys (`null` removes one); keys not named are kept."""
@@ -154,7 +155,7 @@ async def post_tool_results(
 
 
 @router.get("/{run_id}/events", response_model=EventPage, responses=responses(errors.NotFound))
-async def list_events(
+async def list_run_events(
     run_id: UUID,
     engine: EngineDep,
     principal: RunsRead,

@@ -88,6 +88,7 @@ async def list_schedules(
 async def get_schedule(
     schedule_id: ScheduleIdPath, engine: EngineDep, principal: RunsRead
 ) -> ScheduleOut:
+    """A schedule: its timing, what it sends, its status and when it is due next."""
     async with engine.connect() as conn:
         return ScheduleOut.of(await store.get(conn, principal.tenant_id, schedule_id))
 
@@ -126,7 +127,7 @@ async def delete_schedule(
 
 
 @router.get("/{schedule_id}/fires", response_model=FirePage, responses=responses(errors.NotFound))
-async def list_fires(
+async def list_schedule_fires(
     schedule_id: ScheduleIdPath,
     engine: EngineDep,
     principal: RunsRead,

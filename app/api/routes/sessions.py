@@ -72,14 +72,22 @@ SETTLED_OR_PAUSED = TERMINAL | (PAUSED - {RunStatus.AWAITING_CHILDREN})
         ),
     },
 )
-async def send(
+async def send_message(
     session_id: SessionIdPath,
     body: SendRequest,
     engine: EngineDep,
     principal: RunsWrite,
     settings: SettingsDep,
     response: Response,
-    idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
+    idempotency_key: Annotated[
+        str | None,
+        Header(
+            alias="Idempotency-Key",
+            max_length=200,
+            description="A redelivered request with the same key returns the first run "
+            "(the same key with another body is 422 IDEMPOTENCY_KEY_REUSED).",
+        ),
+    ] = None,
     wait: Annotated[
         float,
         Query(
@@ -88,7 +96,10 @@ async def send(
     ] = 0,
     stream: Annotated[
         bool,
-        Query(description="Answer with the run's event stream instead of the run."),
+        Query(
+            description="Answer with the run's events as `text/event-stream` (as `GET "
+            "/v1/runs/{run_id}/stream`) instead of the run."
+        ),
     ] = False,
     *,
     hub: EventHubDep,
@@ -194,7 +205,7 @@ async def list_sessions(
     response_model=SessionOut,
     responses=responses(errors.NotFound, errors.SessionIdInvalid, errors.MetadataInvalid),
 )
-async def patch_session(
+async def update_session(
     session_id: SessionIdPath, body: MetadataPatchIn, engine: EngineDep, principal: RunsWrite
 ) -> SessionOut:
     """Set or remove metadata keys (`null` removes one); keys not named are kept."""
@@ -214,6 +225,7 @@ async def patch_session(
 async def get_session(
     session_id: SessionIdPath, engine: EngineDep, principal: RunsRead
 ) -> SessionOut:
+    """A session: its status (its latest run's, or `idle`), usage, budget and metadata."""
     async with engine.connect() as conn:
         return SessionOut.of(
             await session_store.get_session(conn, principal.tenant_id, check_session_id(session_id))

@@ -141,6 +141,7 @@ async def list_webhooks(principal: Admin, engine: EngineDep) -> WebhookList:
 
 @router.get("/{webhook_id}", response_model=WebhookOut, responses=responses(errors.NotFound))
 async def get_webhook(webhook_id: UUID, principal: Admin, engine: EngineDep) -> WebhookOut:
+    """A subscription: its URL and event types (its secret is shown only when made)."""
     async with engine.connect() as conn:
         return WebhookOut.of(await store.get(conn, principal.tenant_id, webhook_id))
 
@@ -156,7 +157,7 @@ async def delete_webhook(webhook_id: UUID, principal: Admin, engine: EngineDep) 
 @router.get(
     "/{webhook_id}/deliveries", response_model=DeliveryList, responses=responses(errors.NotFound)
 )
-async def list_deliveries(
+async def list_webhook_deliveries(
     webhook_id: UUID,
     principal: Admin,
     engine: EngineDep,

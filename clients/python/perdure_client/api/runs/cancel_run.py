@@ -1,0 +1,267 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+from uuid import UUID
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.cancel_run_response_401 import CancelRunResponse401
+from ...models.cancel_run_response_403 import CancelRunResponse403
+from ...models.cancel_run_response_404 import CancelRunResponse404
+from ...models.cancel_run_response_409 import CancelRunResponse409
+from ...models.cancel_run_response_413 import CancelRunResponse413
+from ...models.cancel_run_response_422 import CancelRunResponse422
+from ...models.cancel_run_response_503 import CancelRunResponse503
+from ...models.run_out import RunOut
+from ...types import Response
+
+
+def _get_kwargs(
+    run_id: UUID,
+) -> dict[str, Any]:
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/runs/{run_id}/cancel".format(
+            run_id=quote(str(run_id), safe=""),
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> (
+    CancelRunResponse401
+    | CancelRunResponse403
+    | CancelRunResponse404
+    | CancelRunResponse409
+    | CancelRunResponse413
+    | CancelRunResponse422
+    | CancelRunResponse503
+    | RunOut
+    | None
+):
+    if response.status_code == 200:
+        response_200 = RunOut.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = CancelRunResponse401.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = CancelRunResponse403.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = CancelRunResponse404.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = CancelRunResponse409.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 413:
+        response_413 = CancelRunResponse413.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 422:
+        response_422 = CancelRunResponse422.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 503:
+        response_503 = CancelRunResponse503.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[
+    CancelRunResponse401
+    | CancelRunResponse403
+    | CancelRunResponse404
+    | CancelRunResponse409
+    | CancelRunResponse413
+    | CancelRunResponse422
+    | CancelRunResponse503
+    | RunOut
+]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    run_id: UUID,
+    *,
+    client: AuthenticatedClient,
+) -> Response[
+    CancelRunResponse401
+    | CancelRunResponse403
+    | CancelRunResponse404
+    | CancelRunResponse409
+    | CancelRunResponse413
+    | CancelRunResponse422
+    | CancelRunResponse503
+    | RunOut
+]:
+    """Cancel Run
+
+     Cancel a run. A run that has started stops within a heartbeat: its unsettled calls
+    get a `cancelled` result and it ends `cancelled`. The session can take new input.
+
+    Args:
+        run_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[CancelRunResponse401 | CancelRunResponse403 | CancelRunResponse404 | CancelRunResponse409 | CancelRunResponse413 | CancelRunResponse422 | CancelRunResponse503 | RunOut]
+    """
+
+    kwargs = _get_kwargs(
+        run_id=run_id,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    run_id: UUID,
+    *,
+    client: AuthenticatedClient,
+) -> (
+    CancelRunResponse401
+    | CancelRunResponse403
+    | CancelRunResponse404
+    | CancelRunResponse409
+    | CancelRunResponse413
+    | CancelRunResponse422
+    | CancelRunResponse503
+    | RunOut
+    | None
+):
+    """Cancel Run
+
+     Cancel a run. A run that has started stops within a heartbeat: its unsettled calls
+    get a `cancelled` result and it ends `cancelled`. The session can take new input.
+
+    Args:
+        run_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        CancelRunResponse401 | CancelRunResponse403 | CancelRunResponse404 | CancelRunResponse409 | CancelRunResponse413 | CancelRunResponse422 | CancelRunResponse503 | RunOut
+    """
+
+    return sync_detailed(
+        run_id=run_id,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    run_id: UUID,
+    *,
+    client: AuthenticatedClient,
+) -> Response[
+    CancelRunResponse401
+    | CancelRunResponse403
+    | CancelRunResponse404
+    | CancelRunResponse409
+    | CancelRunResponse413
+    | CancelRunResponse422
+    | CancelRunResponse503
+    | RunOut
+]:
+    """Cancel Run
+
+     Cancel a run. A run that has started stops within a heartbeat: its unsettled calls
+    get a `cancelled` result and it ends `cancelled`. The session can take new input.
+
+    Args:
+        run_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[CancelRunResponse401 | CancelRunResponse403 | CancelRunResponse404 | CancelRunResponse409 | CancelRunResponse413 | CancelRunResponse422 | CancelRunResponse503 | RunOut]
+    """
+
+    kwargs = _get_kwargs(
+        run_id=run_id,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    run_id: UUID,
+    *,
+    client: AuthenticatedClient,
+) -> (
+    CancelRunResponse401
+    | CancelRunResponse403
+    | CancelRunResponse404
+    | CancelRunResponse409
+    | CancelRunResponse413
+    | CancelRunResponse422
+    | CancelRunResponse503
+    | RunOut
+    | None
+):
+    """Cancel Run
+
+     Cancel a run. A run that has started stops within a heartbeat: its unsettled calls
+    get a `cancelled` result and it ends `cancelled`. The session can take new input.
+
+    Args:
+        run_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        CancelRunResponse401 | CancelRunResponse403 | CancelRunResponse404 | CancelRunResponse409 | CancelRunResponse413 | CancelRunResponse422 | CancelRunResponse503 | RunOut
+    """
+
+    return (
+        await asyncio_detailed(
+            run_id=run_id,
+            client=client,
+        )
+    ).parsed

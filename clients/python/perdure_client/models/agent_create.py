@@ -1,0 +1,212 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from attrs import define as _attrs_define
+
+from ..models.agent_create_on_drift import AgentCreateOnDrift
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.anthropic_model import AnthropicModel
+    from ..models.budget import Budget
+    from ..models.open_ai_model import OpenAIModel
+    from ..models.scripted_model import ScriptedModel
+    from ..models.tool_spec import ToolSpec
+
+
+T = TypeVar("T", bound="AgentCreate")
+
+
+@_attrs_define
+class AgentCreate:
+    """
+    Attributes:
+        id (str):
+        model (AnthropicModel | OpenAIModel | ScriptedModel):
+        budget (Budget | Unset): Limits on what a run (or all runs of a session) may spend; an absent limit is none.
+
+            A limit is spent once usage reaches it. It is checked before each model call and each
+            tool call, so tokens and cost may end past it by what the last model call used.
+        instructions (str | Unset):  Default: ''.
+        max_depth (int | Unset): How deep a run of this agent may be in a tree of sub-agents for it to start a child (a
+            top-level run is at depth 0); a call past it is an error result the model reads. Default: 5.
+        max_steps (int | Unset):  Default: 20.
+        on_drift (AgentCreateOnDrift | Unset):  Default: AgentCreateOnDrift.WARN.
+        session_budget (Budget | Unset): Limits on what a run (or all runs of a session) may spend; an absent limit is
+            none.
+
+            A limit is spent once usage reaches it. It is checked before each model call and each
+            tool call, so tokens and cost may end past it by what the last model call used.
+        tool_concurrency (int | Unset):  Default: 4.
+        tools (list[ToolSpec] | Unset):
+    """
+
+    id: str
+    model: AnthropicModel | OpenAIModel | ScriptedModel
+    budget: Budget | Unset = UNSET
+    instructions: str | Unset = ""
+    max_depth: int | Unset = 5
+    max_steps: int | Unset = 20
+    on_drift: AgentCreateOnDrift | Unset = AgentCreateOnDrift.WARN
+    session_budget: Budget | Unset = UNSET
+    tool_concurrency: int | Unset = 4
+    tools: list[ToolSpec] | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.open_ai_model import OpenAIModel  # noqa: PLC0415
+        from ..models.scripted_model import ScriptedModel  # noqa: PLC0415
+
+        id = self.id
+
+        model: dict[str, Any]
+        if isinstance(self.model, ScriptedModel):
+            model = self.model.to_dict()
+        elif isinstance(self.model, OpenAIModel):
+            model = self.model.to_dict()
+        else:
+            model = self.model.to_dict()
+
+        budget: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.budget, Unset):
+            budget = self.budget.to_dict()
+
+        instructions = self.instructions
+
+        max_depth = self.max_depth
+
+        max_steps = self.max_steps
+
+        on_drift: str | Unset = UNSET
+        if not isinstance(self.on_drift, Unset):
+            on_drift = self.on_drift.value
+
+        session_budget: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.session_budget, Unset):
+            session_budget = self.session_budget.to_dict()
+
+        tool_concurrency = self.tool_concurrency
+
+        tools: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.tools, Unset):
+            tools = []
+            for tools_item_data in self.tools:
+                tools_item = tools_item_data.to_dict()
+                tools.append(tools_item)
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "id": id,
+                "model": model,
+            }
+        )
+        if budget is not UNSET:
+            field_dict["budget"] = budget
+        if instructions is not UNSET:
+            field_dict["instructions"] = instructions
+        if max_depth is not UNSET:
+            field_dict["max_depth"] = max_depth
+        if max_steps is not UNSET:
+            field_dict["max_steps"] = max_steps
+        if on_drift is not UNSET:
+            field_dict["on_drift"] = on_drift
+        if session_budget is not UNSET:
+            field_dict["session_budget"] = session_budget
+        if tool_concurrency is not UNSET:
+            field_dict["tool_concurrency"] = tool_concurrency
+        if tools is not UNSET:
+            field_dict["tools"] = tools
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.anthropic_model import AnthropicModel  # noqa: PLC0415
+        from ..models.budget import Budget  # noqa: PLC0415
+        from ..models.open_ai_model import OpenAIModel  # noqa: PLC0415
+        from ..models.scripted_model import ScriptedModel  # noqa: PLC0415
+        from ..models.tool_spec import ToolSpec  # noqa: PLC0415
+
+        d = dict(src_dict)
+        id = d.pop("id")
+
+        def _parse_model(data: object) -> AnthropicModel | OpenAIModel | ScriptedModel:
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                model_type_0 = ScriptedModel.from_dict(data)
+
+                return model_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                model_type_1 = OpenAIModel.from_dict(data)
+
+                return model_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            if not isinstance(data, dict):
+                raise TypeError()
+            model_type_2 = AnthropicModel.from_dict(data)
+
+            return model_type_2
+
+        model = _parse_model(d.pop("model"))
+
+        _budget = d.pop("budget", UNSET)
+        budget: Budget | Unset
+        if isinstance(_budget, Unset):
+            budget = UNSET
+        else:
+            budget = Budget.from_dict(_budget)
+
+        instructions = d.pop("instructions", UNSET)
+
+        max_depth = d.pop("max_depth", UNSET)
+
+        max_steps = d.pop("max_steps", UNSET)
+
+        _on_drift = d.pop("on_drift", UNSET)
+        on_drift: AgentCreateOnDrift | Unset
+        if isinstance(_on_drift, Unset):
+            on_drift = UNSET
+        else:
+            on_drift = AgentCreateOnDrift(_on_drift)
+
+        _session_budget = d.pop("session_budget", UNSET)
+        session_budget: Budget | Unset
+        if isinstance(_session_budget, Unset):
+            session_budget = UNSET
+        else:
+            session_budget = Budget.from_dict(_session_budget)
+
+        tool_concurrency = d.pop("tool_concurrency", UNSET)
+
+        _tools = d.pop("tools", UNSET)
+        tools: list[ToolSpec] | Unset = UNSET
+        if _tools is not UNSET:
+            tools = []
+            for tools_item_data in _tools:
+                tools_item = ToolSpec.from_dict(tools_item_data)
+
+                tools.append(tools_item)
+
+        agent_create = cls(
+            id=id,
+            model=model,
+            budget=budget,
+            instructions=instructions,
+            max_depth=max_depth,
+            max_steps=max_steps,
+            on_drift=on_drift,
+            session_budget=session_budget,
+            tool_concurrency=tool_concurrency,
+            tools=tools,
+        )
+
+        return agent_create

@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+
+class CreateWebhookResponse503Code(StrEnum):
+    DATABASE_UNAVAILABLE = "DATABASE_UNAVAILABLE"
+
+    def __str__(self) -> str:
+        return str(self.value)

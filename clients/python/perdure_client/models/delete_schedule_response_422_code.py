@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+
+class DeleteScheduleResponse422Code(StrEnum):
+    VALIDATION_FAILED = "VALIDATION_FAILED"
+
+    def __str__(self) -> str:
+        return str(self.value)

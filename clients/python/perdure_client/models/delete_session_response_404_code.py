@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+
+class DeleteSessionResponse404Code(StrEnum):
+    NOT_FOUND = "NOT_FOUND"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+
+class DeleteWebhookResponse403Code(StrEnum):
+    FORBIDDEN = "FORBIDDEN"
+
+    def __str__(self) -> str:
+        return str(self.value)

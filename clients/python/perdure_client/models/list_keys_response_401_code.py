@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+
+class ListKeysResponse401Code(StrEnum):
+    UNAUTHORIZED = "UNAUTHORIZED"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+
+class PauseScheduleResponse413Code(StrEnum):
+    PAYLOAD_TOO_LARGE = "PAYLOAD_TOO_LARGE"
+
+    def __str__(self) -> str:
+        return str(self.value)
