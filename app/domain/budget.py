@@ -40,6 +40,10 @@ class Usage:
         self.cost_usd = round(self.cost_usd + other.cost_usd, COST_DIGITS)
         self.wall_time_s = round(self.wall_time_s + other.wall_time_s, 3)
 
+    def minus(self, other: Usage) -> Usage:
+        """This usage without `other`'s part of it (a tree's, without its root's own)."""
+        return Usage.from_dict({k: v - getattr(other, k) for k, v in self.as_dict().items()})
+
     def plus(self, other: Usage) -> Usage:
         total = Usage(**self.as_dict())
         total.add(other)
@@ -110,6 +114,24 @@ class Budget(Strict):
             return []
         mine = self.limits()
         return sorted(k for k, v in override.limits().items() if k in mine and v > mine[k])
+
+    def left_for(self, used: Usage, shares: int) -> Budget:
+        """What is left of each limit after `used`, split evenly among `shares` runs (a
+        parent's children started together): their limits, so that together they cannot
+        spend more than is left, however they run."""
+        left: dict[str, float] = {}
+        for name, value in self.limits().items():
+            rest = max(0.0, value - getattr(used, LIMITS[name])) / shares
+            left[name] = int(rest) if isinstance(value, int) else rest
+        return Budget.model_validate(left)
+
+    def tightened(self, other: Budget) -> Budget:
+        """Each limit the lower of this budget's and `other`'s (one alone applies as is)."""
+        mine, theirs = self.limits(), other.limits()
+        both = {**mine, **theirs}
+        return Budget.model_validate(
+            {k: min(v, mine.get(k, v), theirs.get(k, v)) for k, v in both.items()}
+        )
 
     def first_spent(self, usage: Usage, *, skip: frozenset[str] = frozenset()) -> Exceeded | None:
         """The first limit (in `LIMITS` order) that `usage` has reached, if any."""

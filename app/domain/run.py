@@ -206,6 +206,8 @@ class RunState:
     budget: Budget = field(default_factory=Budget)
     session_budget: Budget = field(default_factory=Budget)
     session_usage: Usage = field(default_factory=Usage)
+    # What its child runs (sub-agents, and theirs) spent: they count toward its budget.
+    children_usage: Usage = field(default_factory=Usage)
     # A child run's place in its tree: its parent's session (None: a top-level run) and
     # how many parents it has.
     parent_session_id: str | None = None

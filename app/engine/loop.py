@@ -407,6 +407,12 @@ class AgentLoop:
                 metrics.MODEL_ERRORS.labels(provider, metrics.bounded(exc.code)).inc()
                 raise
         metrics.MODEL_CALL.labels(provider, "ok").observe(time.perf_counter() - started)
+        # Spent once the provider answered, whether or not the turn is saved after.
+        metrics.MODEL_TOKENS.labels(provider, "input").inc(reply.usage.input_tokens)
+        metrics.MODEL_TOKENS.labels(provider, "output").inc(reply.usage.output_tokens)
+        price = self.agent.model.price
+        if price is not None:
+            metrics.MODEL_COST.labels(provider).inc(price.cost_usd(reply.usage))
         return reply
 
     async def _save_turn(self, reply: ModelReply) -> list[Planned]:
@@ -715,11 +721,11 @@ class AgentLoop:
 
     def _usage_now(self) -> Usage:
         """The run's usage as a budget sees it: what was saved, this drive's wall time so
-        far, and the tool calls running now."""
+        far, the tool calls running now, and what its child runs spent."""
         usage = Usage(**self.state.usage.as_dict())
         usage.wall_time_s = self._wall_time()
         usage.tool_calls += self._tools_in_flight
-        return usage
+        return usage.plus(self.state.children_usage)
 
     def _wall_time(self) -> float:
         return round(self._wall_time_before + (self._clock() - self._driven_since), 3)

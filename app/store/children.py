@@ -37,7 +37,7 @@ from sqlalchemy import select, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from app.domain.budget import Usage
+from app.domain.budget import Budget, Usage
 from app.domain.run import ACTIVE, TERMINAL, UNSETTLED, NewChild, RunStatus
 from app.store import agents as agent_store
 from app.store import events
@@ -198,11 +198,22 @@ async def _start(
     children: Sequence[NewChild],
 ) -> None:
     """Each child's session and its first run, queued; its `run.queued` event."""
-    created_by = (
-        await conn.execute(select(runs.c.created_by).where(runs.c.id == parent_run_id))
-    ).scalar_one_or_none()
+    parent = (
+        await conn.execute(
+            select(runs.c.created_by, runs.c.budget).where(runs.c.id == parent_run_id)
+        )
+    ).one()
+    created_by = parent.created_by
+    # Children count toward their parent's budget: they share what is left of it (the
+    # parent's own spend and its earlier children's, saved in this transaction).
+    parent_budget = Budget.model_validate(parent.budget or {})
+    share = Budget()
+    if parent_budget.limits():
+        spent = (await tree_usage(conn, tenant_id, [parent_run_id]))[parent_run_id]
+        share = parent_budget.left_for(spent, len(children))
     for child in children:
         agent = await agent_store.get_agent(conn, tenant_id, child.agent_id, child.agent_version)
+        budget = agent.definition.budget.tightened(share)
         await conn.execute(
             pg_insert(sessions).values(
                 tenant_id=tenant_id,
@@ -227,7 +238,7 @@ async def _start(
                 agent_version=agent.version,
                 max_steps=agent.definition.max_steps,
                 usage=Usage().as_dict(),
-                budget=agent.definition.budget.limits() or None,
+                budget=budget.limits() or None,
                 parent_run_id=parent_run_id,
                 parent_session_id=parent_session_id,
                 parent_call_id=child.tool_call_id,

@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app.domain.agent import AgentDefinition
 from app.domain.budget import Budget
 from app.domain.run import ChildRun, Message, RunState, RunStatus, Usage
+from app.store.children import tree_usage
 from app.store.tables import agent_versions, runs, sessions
 from app.store.transcript import last_checkpoint_seq, load_entries
 from app.store.usage import session_usage
@@ -100,6 +101,10 @@ async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
         depth=row.depth,
     )
     await _attach_children(conn, state)
+    if state.budget.limits():
+        # Its children's spend counts toward its budget (no query without one).
+        tree = (await tree_usage(conn, row.tenant_id, [row.id])).get(row.id, state.usage)
+        state.children_usage = tree.minus(state.usage)
     return LoadedRun(
         state,
         agent,

@@ -55,6 +55,16 @@ MODEL_ERRORS = Counter(
     "Model calls that failed, by provider type and error code (`last_error.code`).",
     ["provider", "code"],
 )
+MODEL_TOKENS = Counter(
+    "perdure_model_tokens",
+    "Tokens the models' replies reported, by provider type and `direction` (input, output).",
+    ["provider", "direction"],
+)
+MODEL_COST = Counter(
+    "perdure_model_cost_usd",
+    "What the model calls cost, from the model specs' `price` (0 for a model without one).",
+    ["provider"],
+)
 TOOL_CALL = Histogram(
     "perdure_tool_call_seconds",
     "Tool calls a worker executed, by executor type and outcome (`ok` or `error`).",

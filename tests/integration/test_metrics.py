@@ -33,7 +33,17 @@ from tests.support import define, queue, run_to_rest, send
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 
 # Every label a perdure_* series may have; each one's values come from a small fixed set.
-LABELS = {"status", "reason", "provider", "outcome", "code", "executor", "method", "route"}
+LABELS = {
+    "status",
+    "reason",
+    "provider",
+    "outcome",
+    "code",
+    "executor",
+    "method",
+    "route",
+    "direction",
+}
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
@@ -322,3 +332,25 @@ async def test_a_tenant_admin_cannot_mint_itself_a_metrics_key(
     )
     assert passed_on.status_code == 201, passed_on.text
     await scrape(api, headers=bearer(passed_on.json()["key"]))
+
+
+async def test_spend__tokens_and_cost_are_exported(live: httpx.AsyncClient) -> None:
+    """What runs spend, as the budgets count it, without an id in any label."""
+    reply = {"text": "done", "input_tokens": 1000, "output_tokens": 500}
+    model = {
+        "provider": "scripted",
+        "script": [reply],
+        "price": {"input_per_mtok": 2.0, "output_per_mtok": 10.0},
+    }
+    await define(live, {"id": "priced", "model": model, "tools": []})
+    before = await scrape(live)
+    done = await run_to_rest(live, "priced-1", {"agent_id": "priced", "input": "go"})
+    assert done["usage"]["cost_usd"] == pytest.approx(0.007)
+    after = await scrape(live)
+
+    def moved(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert moved("perdure_model_tokens_total", provider="scripted", direction="input") == 1000
+    assert moved("perdure_model_tokens_total", provider="scripted", direction="output") == 500
+    assert moved("perdure_model_cost_usd_total", provider="scripted") == pytest.approx(0.007)

@@ -207,3 +207,46 @@ async def test_definition__an_unknown_sub_agent_is_refused(api: httpx.AsyncClien
     )
     assert response.status_code == 422, response.text
     assert response.json()["errors"][0]["loc"] == ["body", "tools", "0", "executor", "agent_id"]
+
+
+async def test_children_count_toward_the_parents_budget(live: httpx.AsyncClient) -> None:
+    """Two children started together share what is left of the parent's budget, and
+    their spend counts when the parent checks its own: the tree stays within it."""
+    helper = [calls(("noop", {})), {"text": "helped"}]  # two model calls if let
+    await define(live, agent("helper", helper, [python_tool("noop", "noop")]))
+    boss = agent(
+        "frugal",
+        [calls(("help", {"input": "a"}), ("help", {"input": "b"})), {"text": "done"}],
+        [agent_tool("help", "helper")],
+        budget={"max_model_calls": 4},
+    )
+    await define(live, boss)
+    run_id = await queue(live, "frugal-1", "frugal")
+    run = await wait_status(live, run_id, {"finished", "failed"})
+
+    children = await children_of(live, run_id)
+    # 4 - 1 (the parent's first call) = 3 left, for two: 1 model call each.
+    assert [c["budget"]["max_model_calls"] for c in children] == [1, 1]
+    assert [(c["status"], c["finish_reason"]) for c in children] == [
+        ("finished", "budget_exceeded"),
+        ("finished", "budget_exceeded"),
+    ]
+    assert (run["status"], run["finish_reason"]) == ("finished", "stop")
+    # The parent's own 2 and its children's 1 each: within the parent's 4.
+    assert run["usage_with_children"]["model_calls"] == 4
+
+
+async def test_children_spend_stops_the_parent_at_its_budget(live: httpx.AsyncClient) -> None:
+    """A child's spend counts when its parent checks its budget before its next call."""
+    await define(live, agent("spender", [{"text": "spent", "input_tokens": 1000}], []))
+    boss = agent(
+        "watched",
+        [calls(("spend", {"input": "x"})), {"text": "never said"}],
+        [agent_tool("spend", "spender")],
+        budget={"max_input_tokens": 1000},
+    )
+    await define(live, boss)
+    run_id = await queue(live, "watched-1", "watched")
+    run = await wait_status(live, run_id, {"finished", "failed"})
+    assert (run["status"], run["finish_reason"]) == ("finished", "budget_exceeded")
+    assert run["budget_exceeded"]["limit"] == "max_input_tokens"
