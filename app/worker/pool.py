@@ -194,6 +194,8 @@ class FencedJournal:
             faults.point("after_result_commit")
         elif write.input_seq is not None:
             faults.point("after_input_commit")
+        elif write.messages:
+            faults.point("after_message_commit")
 
 
 class WorkerPool:
