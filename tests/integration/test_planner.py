@@ -182,3 +182,53 @@ async def test_planner__definition_rules(live: httpx.AsyncClient) -> None:
     response = await live.post("/v1/agents", json=unknown_agent)
     assert response.status_code == 422, response.text
     assert "ghost" in response.text
+
+
+async def test_planner__capability_order_is_its_signature_for_drift(
+    live: httpx.AsyncClient,
+) -> None:
+    await define_search_and_write(live)
+    script = [plan(("s", "search", "x", []), answer="s")]
+    first = planner(
+        "drifter", script, [capability("search", "searcher"), capability("write", "writer")]
+    )
+    await define(live, first)
+    run_id = await queue(live, "plan-5", "drifter")
+    assert (await wait_status(live, run_id, {"finished", "failed"}))["status"] == "finished"
+    reordered = {k: v for k, v in first.items() if k != "id"}
+    reordered["capabilities"] = list(reversed(reordered["capabilities"]))
+    reordered["on_drift"] = "error"
+    response = await live.put("/v1/agents/drifter", json=reordered)
+    assert response.status_code in (200, 201), response.text
+    response = await live.post(
+        "/v1/sessions/plan-5/runs", json={"input": "again", "agent_version": "latest"}
+    )
+    assert response.status_code == 409, response.text
+    assert response.json()["code"] == "AGENT_DRIFT"
+    assert response.json()["changes"]["capabilities"] == {
+        "from": ["search", "write"],
+        "to": ["write", "search"],
+    }
+
+
+async def test_planner__compare_two_planner_sessions(live: httpx.AsyncClient) -> None:
+    await define_search_and_write(live)
+    await define(
+        live,
+        planner(
+            "twin",
+            [plan(("s", "search", "x", []), ("w", "write", "y", ["s"])), {"text": "done"}],
+            [capability("search", "searcher"), capability("write", "writer")],
+        ),
+    )
+    for session in ("twin-a", "twin-b"):
+        run_id = await queue(live, session, "twin")
+        assert (await wait_status(live, run_id, {"finished", "failed"}))["status"] == "finished"
+    compared = await get_json(live, "/v1/sessions/twin-a/compare?with=twin-b")
+    assert compared["diverged_at"] is None, compared
+    steps = compared["a"]["steps"]
+    # The plan, each node's turn, the answer.
+    assert [s["tool_calls"] and s["tool_calls"][0]["name"] for s in steps][1:3] == [
+        "search",
+        "write",
+    ]
