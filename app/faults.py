@@ -19,6 +19,7 @@ POINTS = frozenset(
         "after_input_commit",  # the run's input was appended
         "after_turn_commit",  # a model turn and its calls were saved, no tool ran yet
         "after_result_commit",  # a tool result was saved
+        "after_message_commit",  # messages alone were saved (a planner's plan, a prompt)
         "after_fire_claim",  # a due schedule was locked, nothing written yet
         "after_fire_commit",  # a schedule's fires and their runs were committed
         "after_children_commit",  # a pause started child runs (sub-agents)

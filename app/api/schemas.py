@@ -22,6 +22,7 @@ from app.domain.budget import Budget
 from app.domain.budget import Usage as DomainUsage
 from app.domain.fork import ForkPatch
 from app.domain.metadata import Metadata, MetadataPatch
+from app.domain.plan import PlannerView
 from app.domain.run import Entry, Message, ToolCall
 from app.store.agents import AgentSummary, AgentVersion
 from app.store.approvals import ApprovalRecord
@@ -234,6 +235,21 @@ class ParentLink(BaseModel):
         )
 
 
+class PlanLedgerEntry(BaseModel):
+    """One node a planner started, and how it went."""
+
+    node: str
+    capability: str
+    tool_call_id: str
+    plan_index: int = Field(description="The plan it ran under (0: the first).")
+    status: str = Field(description="`running`, `ok`, `error`, `cancelled`, ...")
+    child_run_id: str | None
+    child_session_id: str | None
+    output: Any = None
+    error: str | None = None
+    usage: dict[str, Any] | None = None
+
+
 class RunOut(BaseModel):
     id: str
     session_id: str
@@ -277,6 +293,36 @@ class RunOut(BaseModel):
         default=None,
         description="What this run and every run under it (its sub-agents') spent together.",
     )
+    plan: dict[str, Any] | None = Field(
+        default=None,
+        description="A planner's current plan (frozen once saved; a re-plan replaces it): "
+        "`nodes` (`id`, `capability`, `input`, `depends_on`) and `answer`. Shown by "
+        "`GET /v1/runs/{id}`; null for an agent, or before the plan is saved.",
+    )
+    ledger: list[PlanLedgerEntry] | None = Field(
+        default=None,
+        description="A planner's executed nodes, in start order: each node's status, child "
+        "run, output (or error) and usage.",
+    )
+    frontier: list[str] | None = Field(
+        default=None,
+        description="A planner's nodes ready to start (their dependencies finished).",
+    )
+    replan_count: int | None = Field(
+        default=None, description="How many times the planner has re-planned."
+    )
+
+    def with_plan(self, view: PlannerView) -> RunOut:
+        """The run with its planner's view (`app/domain/plan.py`)."""
+        plan = view.plan
+        return self.model_copy(
+            update={
+                "plan": plan.model_dump(mode="json") if plan is not None else None,
+                "ledger": [PlanLedgerEntry(**e.as_dict()) for e in view.ledger],
+                "frontier": view.frontier(),
+                "replan_count": view.replans,
+            }
+        )
 
     @classmethod
     def of(

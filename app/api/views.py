@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.api.schemas import ApprovalOut, RunOut
 from app.domain.budget import Usage
-from app.store import approvals, children, tool_outputs
+from app.store import approvals, children, planner, tool_outputs
 from app.store.approvals import ApprovalRecord
 from app.store.runs import RunRecord
 
@@ -36,4 +36,9 @@ async def approvals_out(
 
 
 async def run_out(conn: AsyncConnection, record: RunRecord) -> RunOut:
-    return (await runs_out(conn, [record]))[0]
+    """One run as the API shows it; a planner's with its plan, ledger and frontier."""
+    out = (await runs_out(conn, [record]))[0]
+    view = await planner.view_of(
+        conn, record.tenant_id, record.id, record.session_id, record.agent_version
+    )
+    return out.with_plan(view) if view is not None else out

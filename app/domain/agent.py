@@ -337,7 +337,37 @@ class ToolSpec(Strict):
         return check_json_schema(value) if isinstance(value, dict) else value
 
 
+class Capability(Strict):
+    """What a planner's plan may use: each node of the plan names one, and runs as a
+    child run of its agent."""
+
+    name: str = Field(pattern=TOOL_NAME_PATTERN)
+    agent_id: str = Field(pattern=ID_PATTERN, max_length=200)
+    agent_version: int | None = Field(
+        default=None, ge=1, description="A version to pin; none: the latest when it starts."
+    )
+    description: str = Field(default="", max_length=8000)
+
+    def as_tool(self) -> ToolSpec:
+        """The capability as the agent tool a node's call is (the sub-agent machinery)."""
+        return ToolSpec(
+            name=self.name,
+            description=self.description,
+            executor=AgentExecutor(
+                type="agent", agent_id=self.agent_id, agent_version=self.agent_version
+            ),
+        )
+
+
+MAX_CAPABILITIES = 64
+
+
 class AgentDefinition(Strict):
+    kind: Literal["agent", "planner"] = Field(
+        default="agent",
+        description="`planner`: the model writes a plan over `capabilities` (a DAG of "
+        "nodes, each a child run of a capability's agent), which is then executed.",
+    )
     instructions: str = Field(default="", max_length=200_000)
     model: ModelSpec
     tools: list[ToolSpec] = Field(default_factory=list, max_length=MAX_TOOLS)
@@ -350,6 +380,23 @@ class AgentDefinition(Strict):
         description="How deep a run of this agent may be in a tree of sub-agents for it "
         "to start a child (a top-level run is at depth 0); a call past it is an error "
         "result the model reads.",
+    )
+    capabilities: list[Capability] = Field(
+        default_factory=list,
+        max_length=MAX_CAPABILITIES,
+        description="A planner's capabilities (a planner only).",
+    )
+    node_concurrency: int = Field(
+        default=4, ge=1, le=64, description="A planner's nodes running at once."
+    )
+    max_replans: int = Field(
+        default=2,
+        ge=0,
+        le=20,
+        description="How many times a planner may ask for a new plan after a node failed.",
+    )
+    max_plan_nodes: int = Field(
+        default=20, ge=1, le=200, description="The most nodes a planner's plan may have."
     )
     on_drift: Literal["warn", "error", "ignore"] = "warn"
     budget: Budget = Field(
@@ -378,8 +425,30 @@ class AgentDefinition(Strict):
             seen.add(tool.name)
         return self
 
+    @model_validator(mode="after")
+    def _planner_has_capabilities(self) -> AgentDefinition:
+        if self.kind == "planner":
+            if not self.capabilities:
+                raise ValueError("capabilities: a planner needs at least one capability")
+            if self.tools:
+                raise ValueError("tools: a planner has capabilities, not tools")
+            names = [c.name for c in self.capabilities]
+            duplicate = next((n for n in names if names.count(n) > 1), None)
+            if duplicate is not None:
+                raise ValueError(f"capabilities: duplicate capability name {duplicate!r}")
+        elif self.capabilities:
+            raise ValueError('capabilities: only a planner ("kind": "planner") has them')
+        return self
+
+    def callable_tools(self) -> list[ToolSpec]:
+        """What the run's calls may name: an agent's tools, a planner's capabilities (each
+        node is a call of its capability, an agent tool)."""
+        if self.kind == "planner":
+            return [c.as_tool() for c in self.capabilities]
+        return self.tools
+
     def tool(self, name: str) -> ToolSpec | None:
-        return next((t for t in self.tools if t.name == name), None)
+        return next((t for t in self.callable_tools() if t.name == name), None)
 
     def redacted(self) -> dict[str, Any]:
         """The definition as reads show it: literal secret header values replaced by
@@ -442,6 +511,9 @@ def fingerprint(definition: AgentDefinition) -> dict[str, Any]:
         "model_base_url": _digest(getattr(model, "base_url", None)),
         "executors": {t.name: _digest(_behaviour(t)) for t in definition.tools},
     }
+    if definition.kind == "planner":
+        # A planner's signature: its kind and its capabilities' names, in order.
+        parts["capabilities"] = [c.name for c in definition.capabilities]
     parts["digest"] = _digest(parts)
     return parts
 
@@ -477,4 +549,6 @@ def drift(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
         changes["tools_changed"] = changed
     if old.get("instructions") != new.get("instructions"):
         changes["instructions"] = True
+    if old.get("capabilities") != new.get("capabilities"):
+        changes["capabilities"] = {"from": old.get("capabilities"), "to": new.get("capabilities")}
     return changes

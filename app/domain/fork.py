@@ -103,12 +103,32 @@ class Step:
     tool_calls: list[dict[str, Any]]
 
     def key(self) -> str:
-        """What makes two steps the same: everything but the call ids."""
+        """What makes two steps the same: everything but the call ids, and, in a child
+        run's result (a sub-agent's, a planner node's), its ids and what it spent."""
         return json.dumps(
-            [self.text, [{k: v for k, v in c.items() if k != "id"} for c in self.tool_calls]],
+            [
+                self.text,
+                [
+                    {
+                        k: _without_child_ids(v) if k == "result" else v
+                        for k, v in c.items()
+                        if k != "id"
+                    }
+                    for c in self.tool_calls
+                ],
+            ],
             sort_keys=True,
             default=str,
         )
+
+
+CHILD_RESULT_NOISE = frozenset({"run_id", "session_id", "usage"})
+
+
+def _without_child_ids(result: Any) -> Any:
+    if isinstance(result, dict) and "run_id" in result and "session_id" in result:
+        return {k: v for k, v in result.items() if k not in CHILD_RESULT_NOISE}
+    return result
 
 
 def steps_of(entries: list[Entry]) -> list[Step]:

@@ -121,6 +121,8 @@ class ChildRun:
     output: str | None = None
     finish_reason: str | None = None
     last_error: dict[str, Any] | None = None
+    # What the child spent (its own usage), for a planner's ledger.
+    usage: dict[str, Any] | None = None
 
     @property
     def ended(self) -> bool:

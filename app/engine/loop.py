@@ -367,8 +367,9 @@ class AgentLoop:
         new: list[NewMessage] = []
         fresh_session = not state.entries
         has_system = state.has_system_message()
-        if fresh_session and self.agent.instructions:
-            new.append(NewMessage(0, "system", self.agent.instructions))
+        system = self._system_prompt()
+        if fresh_session and system:
+            new.append(NewMessage(0, "system", system))
             has_system = True
         for item in state.input:
             role = item.get("role", "user")
@@ -383,6 +384,10 @@ class AgentLoop:
         input_seq = new[0].seq if new else state.next_seq
         await self._commit(RunStatus.RUNNING, messages=new, input_seq=input_seq)
         state.input_appended = True
+
+    def _system_prompt(self) -> str:
+        """The session's system message, written with its first input."""
+        return self.agent.instructions
 
     async def _call_model(self) -> ModelReply:
         request = ModelRequest(
@@ -437,11 +442,7 @@ class AgentLoop:
         message = NewMessage(
             message_seq, "assistant", reply.text, [c.id for c in calls], reply.provider_data
         )
-        spent = Usage(**reply.usage.as_dict())
-        price = self.agent.model.price
-        spent.cost_usd = price.cost_usd(spent) if price is not None else 0.0
-        usage = state.usage.plus(spent)
-        usage.model_calls += 1
+        usage = self._usage_after(reply)
         steps = state.steps + 1
         # Classified before the save, so that it can say which calls start right after it.
         plan = [self._classify(call) for call in calls]
@@ -467,6 +468,15 @@ class AgentLoop:
         state.steps, state.attempts = steps, 0
         state.position += 1
         return plan
+
+    def _usage_after(self, reply: ModelReply) -> Usage:
+        """The run's usage once this reply is saved: its tokens, their cost, one call."""
+        spent = Usage(**reply.usage.as_dict())
+        price = self.agent.model.price
+        spent.cost_usd = price.cost_usd(spent) if price is not None else 0.0
+        usage = self.state.usage.plus(spent)
+        usage.model_calls += 1
+        return usage
 
     async def _model_failed(self, exc: ModelError) -> RunStatus:
         attempts = self.state.attempts + 1

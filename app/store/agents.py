@@ -167,8 +167,15 @@ async def check_sub_agents(
         InvalidDefinition: with each such tool's `executor` where it is.
     """
     problems: list[errors.FieldError] = []
-    for index, tool in enumerate(definition.tools):
-        executor = tool.executor
+    # A planner's capabilities are agent tools too: each node starts one's agent.
+    named = [
+        (("tools", str(index), "executor", "agent_id"), tool.executor)
+        for index, tool in enumerate(definition.tools)
+    ] + [
+        (("capabilities", str(index), "agent_id"), capability.as_tool().executor)
+        for index, capability in enumerate(definition.capabilities)
+    ]
+    for where, executor in named:
         if not isinstance(executor, AgentExecutor) or executor.agent_id == agent_id:
             continue
         try:
@@ -177,7 +184,7 @@ async def check_sub_agents(
             pinned = f" version {executor.agent_version}" if executor.agent_version else ""
             problems.append(
                 errors.FieldError(
-                    ("tools", str(index), "executor", "agent_id"),
+                    where,
                     f"no agent {executor.agent_id!r}{pinned} to call as a sub-agent",
                     "agent_not_found",
                 )

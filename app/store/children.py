@@ -38,6 +38,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.domain.budget import Budget, Usage
+from app.domain.plan import is_node_call
 from app.domain.run import ACTIVE, TERMINAL, UNSETTLED, NewChild, RunStatus
 from app.store import agents as agent_store
 from app.store import events
@@ -56,7 +57,7 @@ _AWAITED = f"""
 # A pause's look at the children it waits on. FOR SHARE: a child whose end is being
 # written holds its row, so this waits for that end to commit and then reads it.
 AWAITED_STILL_GOING = text(f"""
-SELECT c.status {_AWAITED} ORDER BY c.id FOR SHARE OF c
+SELECT c.status, c.parent_call_id {_AWAITED} ORDER BY c.id FOR SHARE OF c
 """)
 
 # After the parent's row lock: a plain read, in a statement begun after the lock was
@@ -163,6 +164,7 @@ async def save(
     parent_session_id: str | None,
     parent_run_id: UUID | None,
     depth: int,
+    parent_call_id: str | None = None,
 ) -> None:
     """A save that starts children, pauses for them, or ends a child, in the caller's
     transaction (which must roll back when this raises).
@@ -186,6 +188,7 @@ async def save(
             parent_session_id=parent_session_id,
             parent_run_id=parent_run_id,
             status=write.status,
+            parent_call_id=parent_call_id,
         )
 
 
@@ -272,12 +275,14 @@ async def _queue_if_none_going(
 ) -> None:
     """A run that just paused for children it found going: queue it again at once if
     they have all ended meanwhile (their ends found no paused parent to wake)."""
-    statuses = (
+    awaited = (
         await conn.execute(AWAITED_STILL_GOING, {"tenant_id": tenant_id, "session_id": session_id})
-    ).scalars()
-    if any(RunStatus(s) not in TERMINAL for s in statuses):
-        return
-    await _queue(conn, tenant_id, session_id, run_id)
+    ).all()
+    ended = [r for r in awaited if RunStatus(r.status) in TERMINAL]
+    # A planner's node that ended wakes it alone (its dependants may start now).
+    node_ended = any(is_node_call(r.parent_call_id) for r in ended)
+    if len(ended) == len(awaited) or node_ended:
+        await _queue(conn, tenant_id, session_id, run_id)
 
 
 async def ended(
@@ -289,13 +294,20 @@ async def ended(
     parent_session_id: str,
     parent_run_id: UUID | None,
     status: RunStatus,
+    parent_call_id: str | None = None,
 ) -> None:
     """A child run ended in the caller's transaction (after its own row was written):
-    queue its parent when none of the parent's children is still going."""
+    queue its parent when none of the parent's children is still going, or at once when
+    the child is a planner's node (`parent_call_id`)."""
     params = {"tenant_id": tenant_id, "session_id": parent_session_id}
     waiting = (await conn.execute(WAITING_PARENT, params)).scalar_one_or_none()
     queued = False
-    if waiting is not None and not (await conn.execute(ANY_STILL_GOING, params)).scalar_one():
+    if waiting is not None and (
+        # A planner's node wakes its planner at once: a node that depends on it may
+        # start now, whatever its siblings are doing. A sub-agent waits for its batch.
+        is_node_call(parent_call_id)
+        or not (await conn.execute(ANY_STILL_GOING, params)).scalar_one()
+    ):
         queued = (await conn.execute(QUEUE_PARENT, {"run_id": waiting})).first() is not None
     event_run = waiting or parent_run_id
     if event_run is None:

@@ -5,6 +5,7 @@ Workers are tenant-blind: they name a run by its id, and take its tenant from th
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -14,7 +15,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.domain.agent import AgentDefinition
 from app.domain.budget import Budget
-from app.domain.run import ChildRun, Message, RunState, RunStatus, Usage
+from app.domain.plan import is_node_turn
+from app.domain.run import ChildRun, Message, RunState, RunStatus, ToolCall, Usage
 from app.store.children import tree_usage
 from app.store.tables import agent_versions, runs, sessions
 from app.store.transcript import last_checkpoint_seq, load_entries
@@ -29,6 +31,8 @@ class LoadedRun:
     # The W3C trace context of the request that queued the run, if it was traced.
     trace_context: dict[str, str] | None = None
     parent_run_id: UUID | None = None
+    # The parent's call this child run answers (None: a top-level run).
+    parent_call_id: str | None = None
 
 
 async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
@@ -50,6 +54,7 @@ async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
                 runs.c.budget,
                 runs.c.parent_run_id,
                 runs.c.parent_session_id,
+                runs.c.parent_call_id,
                 runs.c.depth,
                 sessions.c.budget.label("session_budget"),
                 agent_versions.c.definition,
@@ -79,7 +84,12 @@ async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
     )
     entries = await load_entries(conn, row.tenant_id, row.session_id)
     next_seq = entries[-1].seq + 1 if entries else 1
-    position = sum(1 for e in entries if isinstance(e, Message) and e.role == "assistant")
+    # A planner's node turns are not model calls: they do not move the script on.
+    position = sum(
+        1
+        for e in entries
+        if isinstance(e, Message) and e.role == "assistant" and not is_node_turn(e)
+    )
     state = RunState(
         run_id=row.id,
         tenant_id=row.tenant_id,
@@ -111,12 +121,21 @@ async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
         row.cancel_requested,
         trace_context=row.trace_context,
         parent_run_id=row.parent_run_id,
+        parent_call_id=row.parent_call_id,
     )
 
 
 async def _attach_children(conn: AsyncConnection, state: RunState) -> None:
-    """The child runs of the last turn's unsettled calls (agent tools' calls), on them."""
-    pending = {call.id: call for call in state.unsettled_calls()}
+    """The child runs of the unsettled calls (agent tools' calls), on them: the last
+    turn's, and a planner's node calls of earlier turns still running."""
+    await attach_children(conn, state.tenant_id, state.session_id, state.calls.values())
+
+
+async def attach_children(
+    conn: AsyncConnection, tenant_id: str, session_id: str, calls: Iterable[ToolCall]
+) -> None:
+    """Each unsettled call's child run (if it started one), on the call."""
+    pending = {call.id: call for call in calls if not call.settled}
     if not pending:
         return
     rows = await conn.execute(
@@ -128,15 +147,22 @@ async def _attach_children(conn: AsyncConnection, state: RunState) -> None:
             runs.c.finish_reason,
             runs.c.last_error,
             runs.c.parent_call_id,
+            runs.c.usage,
         ).where(
-            runs.c.tenant_id == state.tenant_id,
-            runs.c.parent_session_id == state.session_id,
+            runs.c.tenant_id == tenant_id,
+            runs.c.parent_session_id == session_id,
             runs.c.parent_call_id.in_(list(pending)),
         )
     )
     for r in rows:
         pending[r.parent_call_id].child = ChildRun(
-            r.id, r.session_id, RunStatus(r.status), r.output, r.finish_reason, r.last_error
+            r.id,
+            r.session_id,
+            RunStatus(r.status),
+            r.output,
+            r.finish_reason,
+            r.last_error,
+            r.usage,
         )
 
 

@@ -508,6 +508,7 @@ async def request_cancel(conn: AsyncConnection, tenant_id: str, run_id: UUID) ->
             parent_session_id=run.parent_session_id,
             parent_run_id=run.parent_run_id,
             status=RunStatus.CANCELLED,
+            parent_call_id=run.parent_call_id,
         )
     return await get_run(conn, tenant_id, run_id)
 

@@ -31,6 +31,7 @@ from app.db import create_engine
 from app.domain.run import TERMINAL, CheckpointWrite
 from app.egress import guarded_client
 from app.engine.loop import AgentLoop, RetryPolicy, RunStopped, StopReason, failed_by_a_bug
+from app.engine.planner import PlannerLoop
 from app.errors import LeaseLost, ResultAlreadyRecorded
 from app.providers.registry import build_model
 from app.settings import Settings
@@ -114,6 +115,7 @@ class TreePlace:
     parent_session_id: str | None = None
     parent_run_id: UUID | None = None
     depth: int = 0
+    parent_call_id: str | None = None
 
     @classmethod
     def of(cls, loaded: run_state.LoadedRun) -> TreePlace:
@@ -124,6 +126,7 @@ class TreePlace:
             state.parent_session_id,
             loaded.parent_run_id,
             state.depth,
+            loaded.parent_call_id,
         )
 
 
@@ -160,6 +163,7 @@ class FencedJournal:
                 parent_session_id=place.parent_session_id,
                 parent_run_id=place.parent_run_id,
                 depth=place.depth,
+                parent_call_id=place.parent_call_id,
             )
 
     async def save(self, write: CheckpointWrite) -> None:
@@ -190,6 +194,8 @@ class FencedJournal:
             faults.point("after_result_commit")
         elif write.input_seq is not None:
             faults.point("after_input_commit")
+        elif write.messages:
+            faults.point("after_message_commit")
 
 
 class WorkerPool:
@@ -488,7 +494,9 @@ class WorkerPool:
     async def _drive_loaded(self, control: RunControl, loaded: run_state.LoadedRun) -> None:
         if loaded.cancel_requested:
             control.stop(StopReason.CANCEL)
-        loop = AgentLoop(
+        # A planner is an agent loop whose steps come from its plan (app/engine/planner.py).
+        loop_type = PlannerLoop if loaded.agent.kind == "planner" else AgentLoop
+        loop = loop_type(
             loaded.state,
             loaded.agent,
             build_model(
@@ -551,6 +559,7 @@ class WorkerPool:
                     parent_session_id=run.state.parent_session_id,
                     parent_run_id=run.parent_run_id,
                     depth=run.state.depth,
+                    parent_call_id=run.parent_call_id,
                 )
 
     # -- heartbeats ----------------------------------------------------------------------

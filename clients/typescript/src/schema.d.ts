@@ -815,6 +815,11 @@ export interface components {
         AgentCreate: {
             /** @description Limits on what each run may spend; a send may override them. */
             budget?: components["schemas"]["Budget"];
+            /**
+             * Capabilities
+             * @description A planner's capabilities (a planner only).
+             */
+            capabilities?: components["schemas"]["Capability"][];
             /** Id */
             id: string;
             /**
@@ -823,11 +828,30 @@ export interface components {
              */
             instructions?: string;
             /**
+             * Kind
+             * @description `planner`: the model writes a plan over `capabilities` (a DAG of nodes, each a child run of a capability's agent), which is then executed.
+             * @default agent
+             * @enum {string}
+             */
+            kind?: "agent" | "planner";
+            /**
              * Max Depth
              * @description How deep a run of this agent may be in a tree of sub-agents for it to start a child (a top-level run is at depth 0); a call past it is an error result the model reads.
              * @default 5
              */
             max_depth?: number;
+            /**
+             * Max Plan Nodes
+             * @description The most nodes a planner's plan may have.
+             * @default 20
+             */
+            max_plan_nodes?: number;
+            /**
+             * Max Replans
+             * @description How many times a planner may ask for a new plan after a node failed.
+             * @default 2
+             */
+            max_replans?: number;
             /**
              * Max Steps
              * @default 20
@@ -835,6 +859,12 @@ export interface components {
             max_steps?: number;
             /** Model */
             model: components["schemas"]["ScriptedModel"] | components["schemas"]["OpenAIModel"] | components["schemas"]["AnthropicModel"];
+            /**
+             * Node Concurrency
+             * @description A planner's nodes running at once.
+             * @default 4
+             */
+            node_concurrency?: number;
             /**
              * On Drift
              * @default warn
@@ -856,10 +886,22 @@ export interface components {
             /** @description Limits on what each run may spend; a send may override them. */
             budget?: components["schemas"]["Budget"];
             /**
+             * Capabilities
+             * @description A planner's capabilities (a planner only).
+             */
+            capabilities?: components["schemas"]["Capability"][];
+            /**
              * Instructions
              * @default
              */
             instructions?: string;
+            /**
+             * Kind
+             * @description `planner`: the model writes a plan over `capabilities` (a DAG of nodes, each a child run of a capability's agent), which is then executed.
+             * @default agent
+             * @enum {string}
+             */
+            kind?: "agent" | "planner";
             /**
              * Max Depth
              * @description How deep a run of this agent may be in a tree of sub-agents for it to start a child (a top-level run is at depth 0); a call past it is an error result the model reads.
@@ -867,12 +909,30 @@ export interface components {
              */
             max_depth?: number;
             /**
+             * Max Plan Nodes
+             * @description The most nodes a planner's plan may have.
+             * @default 20
+             */
+            max_plan_nodes?: number;
+            /**
+             * Max Replans
+             * @description How many times a planner may ask for a new plan after a node failed.
+             * @default 2
+             */
+            max_replans?: number;
+            /**
              * Max Steps
              * @default 20
              */
             max_steps?: number;
             /** Model */
             model: components["schemas"]["ScriptedModel"] | components["schemas"]["OpenAIModel"] | components["schemas"]["AnthropicModel"];
+            /**
+             * Node Concurrency
+             * @description A planner's nodes running at once.
+             * @default 4
+             */
+            node_concurrency?: number;
             /**
              * On Drift
              * @default warn
@@ -915,6 +975,11 @@ export interface components {
             /** @description Limits on what each run may spend; a send may override them. */
             budget?: components["schemas"]["Budget"];
             /**
+             * Capabilities
+             * @description A planner's capabilities (a planner only).
+             */
+            capabilities?: components["schemas"]["Capability"][];
+            /**
              * Created At
              * Format: date-time
              */
@@ -931,11 +996,30 @@ export interface components {
              */
             instructions?: string;
             /**
+             * Kind
+             * @description `planner`: the model writes a plan over `capabilities` (a DAG of nodes, each a child run of a capability's agent), which is then executed.
+             * @default agent
+             * @enum {string}
+             */
+            kind?: "agent" | "planner";
+            /**
              * Max Depth
              * @description How deep a run of this agent may be in a tree of sub-agents for it to start a child (a top-level run is at depth 0); a call past it is an error result the model reads.
              * @default 5
              */
             max_depth?: number;
+            /**
+             * Max Plan Nodes
+             * @description The most nodes a planner's plan may have.
+             * @default 20
+             */
+            max_plan_nodes?: number;
+            /**
+             * Max Replans
+             * @description How many times a planner may ask for a new plan after a node failed.
+             * @default 2
+             */
+            max_replans?: number;
             /**
              * Max Steps
              * @default 20
@@ -943,6 +1027,12 @@ export interface components {
             max_steps?: number;
             /** Model */
             model: components["schemas"]["ScriptedModel"] | components["schemas"]["OpenAIModel"] | components["schemas"]["AnthropicModel"];
+            /**
+             * Node Concurrency
+             * @description A planner's nodes running at once.
+             * @default 4
+             */
+            node_concurrency?: number;
             /**
              * On Drift
              * @default warn
@@ -1178,6 +1268,27 @@ export interface components {
              * @description What the run (or session) had spent when checked.
              */
             used: number;
+        };
+        /**
+         * Capability
+         * @description What a planner's plan may use: each node of the plan names one, and runs as a
+         *     child run of its agent.
+         */
+        Capability: {
+            /** Agent Id */
+            agent_id: string;
+            /**
+             * Agent Version
+             * @description A version to pin; none: the latest when it starts.
+             */
+            agent_version?: number | null;
+            /**
+             * Description
+             * @default
+             */
+            description?: string;
+            /** Name */
+            name: string;
         };
         /**
          * CatchUp
@@ -1715,6 +1826,40 @@ export interface components {
             tool_call_id: string;
         };
         /**
+         * PlanLedgerEntry
+         * @description One node a planner started, and how it went.
+         */
+        PlanLedgerEntry: {
+            /** Capability */
+            capability: string;
+            /** Child Run Id */
+            child_run_id: string | null;
+            /** Child Session Id */
+            child_session_id: string | null;
+            /** Error */
+            error?: string | null;
+            /** Node */
+            node: string;
+            /** Output */
+            output?: unknown;
+            /**
+             * Plan Index
+             * @description The plan it ran under (0: the first).
+             */
+            plan_index: number;
+            /**
+             * Status
+             * @description `running`, `ok`, `error`, `cancelled`, ...
+             */
+            status: string;
+            /** Tool Call Id */
+            tool_call_id: string;
+            /** Usage */
+            usage?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /**
          * Price
          * @description What the model's tokens cost, in US dollars per million tokens.
          */
@@ -1809,6 +1954,11 @@ export interface components {
             finish_reason: string | null;
             /** Finished At */
             finished_at: string | null;
+            /**
+             * Frontier
+             * @description A planner's nodes ready to start (their dependencies finished).
+             */
+            frontier?: string[] | null;
             /** Id */
             id: string;
             /** Input */
@@ -1829,6 +1979,11 @@ export interface components {
              * @description The worker that holds the run (`running`); null when none does.
              */
             lease_owner: string | null;
+            /**
+             * Ledger
+             * @description A planner's executed nodes, in start order: each node's status, child run, output (or error) and usage.
+             */
+            ledger?: components["schemas"]["PlanLedgerEntry"][] | null;
             /** Max Steps */
             max_steps: number;
             /**
@@ -1854,6 +2009,18 @@ export interface components {
             pending_approvals?: components["schemas"]["PendingApproval"][];
             /** Pending Tool Calls */
             pending_tool_calls?: components["schemas"]["PendingToolCall"][];
+            /**
+             * Plan
+             * @description A planner's current plan (frozen once saved; a re-plan replaces it): `nodes` (`id`, `capability`, `input`, `depends_on`) and `answer`. Shown by `GET /v1/runs/{id}`; null for an agent, or before the plan is saved.
+             */
+            plan?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Replan Count
+             * @description How many times the planner has re-planned.
+             */
+            replan_count?: number | null;
             /**
              * Seq
              * @description The run's number within its session, from 1.

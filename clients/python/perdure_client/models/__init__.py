@@ -2,12 +2,15 @@
 
 from .actor import Actor
 from .agent_create import AgentCreate
+from .agent_create_kind import AgentCreateKind
 from .agent_create_on_drift import AgentCreateOnDrift
 from .agent_definition import AgentDefinition
+from .agent_definition_kind import AgentDefinitionKind
 from .agent_definition_on_drift import AgentDefinitionOnDrift
 from .agent_executor import AgentExecutor
 from .agent_out import AgentOut
 from .agent_out_fingerprint import AgentOutFingerprint
+from .agent_out_kind import AgentOutKind
 from .agent_out_on_drift import AgentOutOnDrift
 from .agent_page import AgentPage
 from .agent_summary_out import AgentSummaryOut
@@ -40,6 +43,7 @@ from .cancel_run_response_422 import CancelRunResponse422
 from .cancel_run_response_422_code import CancelRunResponse422Code
 from .cancel_run_response_503 import CancelRunResponse503
 from .cancel_run_response_503_code import CancelRunResponse503Code
+from .capability import Capability
 from .catch_up import CatchUp
 from .check_ready_response_413 import CheckReadyResponse413
 from .check_ready_response_413_code import CheckReadyResponse413Code
@@ -488,6 +492,8 @@ from .pause_schedule_response_503 import PauseScheduleResponse503
 from .pause_schedule_response_503_code import PauseScheduleResponse503Code
 from .pending_approval import PendingApproval
 from .pending_tool_call import PendingToolCall
+from .plan_ledger_entry import PlanLedgerEntry
+from .plan_ledger_entry_usage_type_0 import PlanLedgerEntryUsageType0
 from .post_tool_results_response_401 import PostToolResultsResponse401
 from .post_tool_results_response_401_code import PostToolResultsResponse401Code
 from .post_tool_results_response_403 import PostToolResultsResponse403
@@ -548,6 +554,7 @@ from .run_out import RunOut
 from .run_out_input_item import RunOutInputItem
 from .run_out_last_error_type_0 import RunOutLastErrorType0
 from .run_out_metadata import RunOutMetadata
+from .run_out_plan_type_0 import RunOutPlanType0
 from .run_page import RunPage
 from .run_status import RunStatus
 from .schedule_create import ScheduleCreate
@@ -672,12 +679,15 @@ from .webhook_out import WebhookOut
 __all__ = (
     "Actor",
     "AgentCreate",
+    "AgentCreateKind",
     "AgentCreateOnDrift",
     "AgentDefinition",
+    "AgentDefinitionKind",
     "AgentDefinitionOnDrift",
     "AgentExecutor",
     "AgentOut",
     "AgentOutFingerprint",
+    "AgentOutKind",
     "AgentOutOnDrift",
     "AgentPage",
     "AgentSummaryOut",
@@ -710,6 +720,7 @@ __all__ = (
     "CancelRunResponse422Code",
     "CancelRunResponse503",
     "CancelRunResponse503Code",
+    "Capability",
     "CatchUp",
     "CheckpointDetail",
     "CheckpointOut",
@@ -1146,6 +1157,8 @@ __all__ = (
     "PauseScheduleResponse503Code",
     "PendingApproval",
     "PendingToolCall",
+    "PlanLedgerEntry",
+    "PlanLedgerEntryUsageType0",
     "PostToolResultsResponse401",
     "PostToolResultsResponse401Code",
     "PostToolResultsResponse403",
@@ -1206,6 +1219,7 @@ __all__ = (
     "RunOutInputItem",
     "RunOutLastErrorType0",
     "RunOutMetadata",
+    "RunOutPlanType0",
     "RunPage",
     "RunStatus",
     "ScheduleCreate",

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from attrs import define as _attrs_define
 
+from ..models.agent_out_kind import AgentOutKind
 from ..models.agent_out_on_drift import AgentOutOnDrift
 from ..types import UNSET, Unset
 
@@ -13,6 +14,7 @@ if TYPE_CHECKING:
     from ..models.agent_out_fingerprint import AgentOutFingerprint
     from ..models.anthropic_model import AnthropicModel
     from ..models.budget import Budget
+    from ..models.capability import Capability
     from ..models.open_ai_model import OpenAIModel
     from ..models.scripted_model import ScriptedModel
     from ..models.tool_spec import ToolSpec
@@ -34,10 +36,16 @@ class AgentOut:
 
             A limit is spent once usage reaches it. It is checked before each model call and each
             tool call, so tokens and cost may end past it by what the last model call used.
+        capabilities (list[Capability] | Unset): A planner's capabilities (a planner only).
         instructions (str | Unset):  Default: ''.
+        kind (AgentOutKind | Unset): `planner`: the model writes a plan over `capabilities` (a DAG of nodes, each a
+            child run of a capability's agent), which is then executed. Default: AgentOutKind.AGENT.
         max_depth (int | Unset): How deep a run of this agent may be in a tree of sub-agents for it to start a child (a
             top-level run is at depth 0); a call past it is an error result the model reads. Default: 5.
+        max_plan_nodes (int | Unset): The most nodes a planner's plan may have. Default: 20.
+        max_replans (int | Unset): How many times a planner may ask for a new plan after a node failed. Default: 2.
         max_steps (int | Unset):  Default: 20.
+        node_concurrency (int | Unset): A planner's nodes running at once. Default: 4.
         on_drift (AgentOutOnDrift | Unset):  Default: AgentOutOnDrift.WARN.
         session_budget (Budget | Unset): Limits on what a run (or all runs of a session) may spend; an absent limit is
             none.
@@ -54,9 +62,14 @@ class AgentOut:
     model: AnthropicModel | OpenAIModel | ScriptedModel
     version: int
     budget: Budget | Unset = UNSET
+    capabilities: list[Capability] | Unset = UNSET
     instructions: str | Unset = ""
+    kind: AgentOutKind | Unset = AgentOutKind.AGENT
     max_depth: int | Unset = 5
+    max_plan_nodes: int | Unset = 20
+    max_replans: int | Unset = 2
     max_steps: int | Unset = 20
+    node_concurrency: int | Unset = 4
     on_drift: AgentOutOnDrift | Unset = AgentOutOnDrift.WARN
     session_budget: Budget | Unset = UNSET
     tool_concurrency: int | Unset = 4
@@ -86,11 +99,28 @@ class AgentOut:
         if not isinstance(self.budget, Unset):
             budget = self.budget.to_dict()
 
+        capabilities: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.capabilities, Unset):
+            capabilities = []
+            for capabilities_item_data in self.capabilities:
+                capabilities_item = capabilities_item_data.to_dict()
+                capabilities.append(capabilities_item)
+
         instructions = self.instructions
+
+        kind: str | Unset = UNSET
+        if not isinstance(self.kind, Unset):
+            kind = self.kind.value
 
         max_depth = self.max_depth
 
+        max_plan_nodes = self.max_plan_nodes
+
+        max_replans = self.max_replans
+
         max_steps = self.max_steps
+
+        node_concurrency = self.node_concurrency
 
         on_drift: str | Unset = UNSET
         if not isinstance(self.on_drift, Unset):
@@ -122,12 +152,22 @@ class AgentOut:
         )
         if budget is not UNSET:
             field_dict["budget"] = budget
+        if capabilities is not UNSET:
+            field_dict["capabilities"] = capabilities
         if instructions is not UNSET:
             field_dict["instructions"] = instructions
+        if kind is not UNSET:
+            field_dict["kind"] = kind
         if max_depth is not UNSET:
             field_dict["max_depth"] = max_depth
+        if max_plan_nodes is not UNSET:
+            field_dict["max_plan_nodes"] = max_plan_nodes
+        if max_replans is not UNSET:
+            field_dict["max_replans"] = max_replans
         if max_steps is not UNSET:
             field_dict["max_steps"] = max_steps
+        if node_concurrency is not UNSET:
+            field_dict["node_concurrency"] = node_concurrency
         if on_drift is not UNSET:
             field_dict["on_drift"] = on_drift
         if session_budget is not UNSET:
@@ -144,6 +184,7 @@ class AgentOut:
         from ..models.agent_out_fingerprint import AgentOutFingerprint  # noqa: PLC0415
         from ..models.anthropic_model import AnthropicModel  # noqa: PLC0415
         from ..models.budget import Budget  # noqa: PLC0415
+        from ..models.capability import Capability  # noqa: PLC0415
         from ..models.open_ai_model import OpenAIModel  # noqa: PLC0415
         from ..models.scripted_model import ScriptedModel  # noqa: PLC0415
         from ..models.tool_spec import ToolSpec  # noqa: PLC0415
@@ -189,11 +230,33 @@ class AgentOut:
         else:
             budget = Budget.from_dict(_budget)
 
+        _capabilities = d.pop("capabilities", UNSET)
+        capabilities: list[Capability] | Unset = UNSET
+        if _capabilities is not UNSET:
+            capabilities = []
+            for capabilities_item_data in _capabilities:
+                capabilities_item = Capability.from_dict(capabilities_item_data)
+
+                capabilities.append(capabilities_item)
+
         instructions = d.pop("instructions", UNSET)
+
+        _kind = d.pop("kind", UNSET)
+        kind: AgentOutKind | Unset
+        if isinstance(_kind, Unset):
+            kind = UNSET
+        else:
+            kind = AgentOutKind(_kind)
 
         max_depth = d.pop("max_depth", UNSET)
 
+        max_plan_nodes = d.pop("max_plan_nodes", UNSET)
+
+        max_replans = d.pop("max_replans", UNSET)
+
         max_steps = d.pop("max_steps", UNSET)
+
+        node_concurrency = d.pop("node_concurrency", UNSET)
 
         _on_drift = d.pop("on_drift", UNSET)
         on_drift: AgentOutOnDrift | Unset
@@ -227,9 +290,14 @@ class AgentOut:
             model=model,
             version=version,
             budget=budget,
+            capabilities=capabilities,
             instructions=instructions,
+            kind=kind,
             max_depth=max_depth,
+            max_plan_nodes=max_plan_nodes,
+            max_replans=max_replans,
             max_steps=max_steps,
+            node_concurrency=node_concurrency,
             on_drift=on_drift,
             session_budget=session_budget,
             tool_concurrency=tool_concurrency,

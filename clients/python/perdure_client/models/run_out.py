@@ -14,9 +14,11 @@ if TYPE_CHECKING:
     from ..models.budget_exceeded import BudgetExceeded
     from ..models.pending_approval import PendingApproval
     from ..models.pending_tool_call import PendingToolCall
+    from ..models.plan_ledger_entry import PlanLedgerEntry
     from ..models.run_out_input_item import RunOutInputItem
     from ..models.run_out_last_error_type_0 import RunOutLastErrorType0
     from ..models.run_out_metadata import RunOutMetadata
+    from ..models.run_out_plan_type_0 import RunOutPlanType0
     from ..models.usage import Usage
 
 
@@ -54,10 +56,17 @@ class RunOut:
         updated_at (datetime.datetime):
         usage (Usage):
         depth (int | Unset): Parents above this run (0: a top-level run). Default: 0.
+        frontier (list[str] | None | Unset): A planner's nodes ready to start (their dependencies finished).
+        ledger (list[PlanLedgerEntry] | None | Unset): A planner's executed nodes, in start order: each node's status,
+            child run, output (or error) and usage.
         parent_run_id (None | str | Unset): The run whose agent tool's call started this one (a sub-agent).
         parent_tool_call_id (None | str | Unset): That call: this run's output becomes its result.
         pending_approvals (list[PendingApproval] | Unset):
         pending_tool_calls (list[PendingToolCall] | Unset):
+        plan (None | RunOutPlanType0 | Unset): A planner's current plan (frozen once saved; a re-plan replaces it):
+            `nodes` (`id`, `capability`, `input`, `depends_on`) and `answer`. Shown by `GET /v1/runs/{id}`; null for an
+            agent, or before the plan is saved.
+        replan_count (int | None | Unset): How many times the planner has re-planned.
         usage_with_children (None | Unset | Usage): What this run and every run under it (its sub-agents') spent
             together.
     """
@@ -85,16 +94,21 @@ class RunOut:
     updated_at: datetime.datetime
     usage: Usage
     depth: int | Unset = 0
+    frontier: list[str] | None | Unset = UNSET
+    ledger: list[PlanLedgerEntry] | None | Unset = UNSET
     parent_run_id: None | str | Unset = UNSET
     parent_tool_call_id: None | str | Unset = UNSET
     pending_approvals: list[PendingApproval] | Unset = UNSET
     pending_tool_calls: list[PendingToolCall] | Unset = UNSET
+    plan: None | RunOutPlanType0 | Unset = UNSET
+    replan_count: int | None | Unset = UNSET
     usage_with_children: None | Unset | Usage = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.budget_exceeded import BudgetExceeded  # noqa: PLC0415
         from ..models.run_out_last_error_type_0 import RunOutLastErrorType0  # noqa: PLC0415
+        from ..models.run_out_plan_type_0 import RunOutPlanType0  # noqa: PLC0415
         from ..models.usage import Usage  # noqa: PLC0415
 
         agent_version = self.agent_version
@@ -165,6 +179,27 @@ class RunOut:
 
         depth = self.depth
 
+        frontier: list[str] | None | Unset
+        if isinstance(self.frontier, Unset):
+            frontier = UNSET
+        elif isinstance(self.frontier, list):
+            frontier = self.frontier
+
+        else:
+            frontier = self.frontier
+
+        ledger: list[dict[str, Any]] | None | Unset
+        if isinstance(self.ledger, Unset):
+            ledger = UNSET
+        elif isinstance(self.ledger, list):
+            ledger = []
+            for ledger_type_0_item_data in self.ledger:
+                ledger_type_0_item = ledger_type_0_item_data.to_dict()
+                ledger.append(ledger_type_0_item)
+
+        else:
+            ledger = self.ledger
+
         parent_run_id: None | str | Unset
         if isinstance(self.parent_run_id, Unset):
             parent_run_id = UNSET
@@ -190,6 +225,20 @@ class RunOut:
             for pending_tool_calls_item_data in self.pending_tool_calls:
                 pending_tool_calls_item = pending_tool_calls_item_data.to_dict()
                 pending_tool_calls.append(pending_tool_calls_item)
+
+        plan: dict[str, Any] | None | Unset
+        if isinstance(self.plan, Unset):
+            plan = UNSET
+        elif isinstance(self.plan, RunOutPlanType0):
+            plan = self.plan.to_dict()
+        else:
+            plan = self.plan
+
+        replan_count: int | None | Unset
+        if isinstance(self.replan_count, Unset):
+            replan_count = UNSET
+        else:
+            replan_count = self.replan_count
 
         usage_with_children: dict[str, Any] | None | Unset
         if isinstance(self.usage_with_children, Unset):
@@ -229,6 +278,10 @@ class RunOut:
         )
         if depth is not UNSET:
             field_dict["depth"] = depth
+        if frontier is not UNSET:
+            field_dict["frontier"] = frontier
+        if ledger is not UNSET:
+            field_dict["ledger"] = ledger
         if parent_run_id is not UNSET:
             field_dict["parent_run_id"] = parent_run_id
         if parent_tool_call_id is not UNSET:
@@ -237,6 +290,10 @@ class RunOut:
             field_dict["pending_approvals"] = pending_approvals
         if pending_tool_calls is not UNSET:
             field_dict["pending_tool_calls"] = pending_tool_calls
+        if plan is not UNSET:
+            field_dict["plan"] = plan
+        if replan_count is not UNSET:
+            field_dict["replan_count"] = replan_count
         if usage_with_children is not UNSET:
             field_dict["usage_with_children"] = usage_with_children
 
@@ -248,9 +305,11 @@ class RunOut:
         from ..models.budget_exceeded import BudgetExceeded  # noqa: PLC0415
         from ..models.pending_approval import PendingApproval  # noqa: PLC0415
         from ..models.pending_tool_call import PendingToolCall  # noqa: PLC0415
+        from ..models.plan_ledger_entry import PlanLedgerEntry  # noqa: PLC0415
         from ..models.run_out_input_item import RunOutInputItem  # noqa: PLC0415
         from ..models.run_out_last_error_type_0 import RunOutLastErrorType0  # noqa: PLC0415
         from ..models.run_out_metadata import RunOutMetadata  # noqa: PLC0415
+        from ..models.run_out_plan_type_0 import RunOutPlanType0  # noqa: PLC0415
         from ..models.usage import Usage  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -372,6 +431,47 @@ class RunOut:
 
         depth = d.pop("depth", UNSET)
 
+        def _parse_frontier(data: object) -> list[str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                frontier_type_0 = cast(list[str], data)
+
+                return frontier_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None | Unset, data)
+
+        frontier = _parse_frontier(d.pop("frontier", UNSET))
+
+        def _parse_ledger(data: object) -> list[PlanLedgerEntry] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                ledger_type_0 = []
+                _ledger_type_0 = data
+                for ledger_type_0_item_data in _ledger_type_0:
+                    ledger_type_0_item = PlanLedgerEntry.from_dict(
+                        ledger_type_0_item_data
+                    )
+
+                    ledger_type_0.append(ledger_type_0_item)
+
+                return ledger_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[PlanLedgerEntry] | None | Unset, data)
+
+        ledger = _parse_ledger(d.pop("ledger", UNSET))
+
         def _parse_parent_run_id(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -413,6 +513,32 @@ class RunOut:
                 )
 
                 pending_tool_calls.append(pending_tool_calls_item)
+
+        def _parse_plan(data: object) -> None | RunOutPlanType0 | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                plan_type_0 = RunOutPlanType0.from_dict(data)
+
+                return plan_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | RunOutPlanType0 | Unset, data)
+
+        plan = _parse_plan(d.pop("plan", UNSET))
+
+        def _parse_replan_count(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        replan_count = _parse_replan_count(d.pop("replan_count", UNSET))
 
         def _parse_usage_with_children(data: object) -> None | Unset | Usage:
             if data is None:
@@ -457,10 +583,14 @@ class RunOut:
             updated_at=updated_at,
             usage=usage,
             depth=depth,
+            frontier=frontier,
+            ledger=ledger,
             parent_run_id=parent_run_id,
             parent_tool_call_id=parent_tool_call_id,
             pending_approvals=pending_approvals,
             pending_tool_calls=pending_tool_calls,
+            plan=plan,
+            replan_count=replan_count,
             usage_with_children=usage_with_children,
         )
 
