@@ -49,7 +49,7 @@ def ui_routes() -> list[tuple[str, str]]:
     for route in (r for router in ROUTERS for r in router.routes):
         if isinstance(route, APIRoute) and route.path.startswith("/ui"):
             path = route.path.format_map({**DUMMY, "session_id": "s", "agent_id": "a"})
-            found += [(method, path) for method in sorted(route.methods)]
+            found += [(method, path) for method in sorted(route.methods or ())]
     return found
 
 
