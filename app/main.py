@@ -27,6 +27,7 @@ from app.api.routes import (
     webhooks,
 )
 from app.api.streams import EventHub
+from app.api.ui import install as install_dashboard
 from app.db import create_engine
 from app.settings import Settings, get_settings
 from app.worker.pool import WorkerPool
@@ -105,4 +106,5 @@ def create_app(
         metrics.router,
     ):
         app.include_router(router)
+    install_dashboard(app)
     return app

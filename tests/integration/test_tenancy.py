@@ -21,6 +21,7 @@ import pytest
 from sqlalchemy import Table, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from app.api.ui.guard import COOKIE
 from app.domain.principal import ALL_SCOPES, Scope
 from app.main import create_app
 from app.settings import Settings
@@ -372,3 +373,32 @@ async def test_the_same_ids_in_two_tenants_are_two_objects(
         assert [m["content"] for m in messages] == ["hi", text]
         runs = (await client.get("/v1/runs", headers=bearer(keys_of[tenant]))).json()["items"]
         assert len(runs) == 1
+
+
+async def test_the_dashboard_shows_tenant_b_nothing_of_a(
+    client: httpx.AsyncClient, world: World, engine: AsyncEngine
+) -> None:
+    """`/ui` is outside the contract the matrix walks: its pages and forms, with B's key
+    in the cookie, on A's objects (tests/integration/test_dashboard.py covers every /ui
+    route with no key or a refused one)."""
+    b = {"Cookie": f"{COOKIE}={world.b_key}"}
+    secrets = (SESSION, OTHER_SESSION, AGENT, world.run_id, world.approval_id)
+    before = await snapshot(engine, A)
+    for path in ("/ui/runs", "/ui/approvals", "/ui/sessions", "/ui/agents"):
+        listed = await client.get(path, headers=b)
+        assert listed.status_code == 200, path
+        assert not [s for s in secrets if s in listed.text], path
+    for method, path, form in [
+        ("GET", f"/ui/runs/{world.run_id}", None),
+        ("GET", f"/ui/runs/{world.run_id}/stream", None),
+        ("GET", f"/ui/sessions/{SESSION}", None),
+        ("GET", f"/ui/agents/{AGENT}", None),
+        ("POST", f"/ui/runs/{world.run_id}/cancel", None),
+        ("POST", f"/ui/runs/{world.run_id}/resume", None),
+        ("POST", f"/ui/approvals/{world.approval_id}/decision", {"decision": "approve"}),
+    ]:
+        answer = await client.request(method, path, headers=b, data=form)
+        assert answer.status_code == 404, (method, path, answer.text)
+        # The 404 may repeat the id asked for (as the API's does), nothing else of A's.
+        assert not [s for s in secrets if s in answer.text and s not in path], path
+    assert await snapshot(engine, A) == before
