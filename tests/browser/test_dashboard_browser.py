@@ -1,10 +1,12 @@
 """The dashboard in a real browser: sign in with a key, decide a real pending approval on
 the inbox page (an edit the tool's schema refuses first, shown at its field), and watch
 the run page follow the run to its end over its event stream, without a reload. The
-screenshots it takes are the README's (docs/screenshots/)."""
+screenshots it takes are the README's (docs/screenshots/) when PERDURE_SCREENSHOTS=docs,
+else they go to the test's temporary folder (a run leaves the tree as it was)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,7 +25,7 @@ from tests.dashboard import bearer, gated_agent, paused_on_approval
 from tests.integration.test_tenancy import make_key
 from tests.serving import serving
 
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+DOCS_SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
 def status_is(status: str) -> Callable[[WebDriver], bool]:
@@ -35,8 +37,9 @@ def status_is(status: str) -> Callable[[WebDriver], bool]:
 
 
 async def test_approve_in_the_inbox__the_run_page_follows_it_to_the_end(
-    settings: Settings, engine: AsyncEngine
+    settings: Settings, engine: AsyncEngine, tmp_path: Path
 ) -> None:
+    shots = DOCS_SHOTS if os.environ.get("PERDURE_SCREENSHOTS") == "docs" else tmp_path
     if executables() is None:  # before a server and a key are made for nothing
         pytest.skip(MISSING)
     key = await make_key(engine, "acme", ALL_SCOPES)
@@ -53,12 +56,12 @@ async def test_approve_in_the_inbox__the_run_page_follows_it_to_the_end(
             await browser.type_into("#key", "pdk_not-a-key")
             await browser.click("button[type=submit]")
             await browser.wait_for(lambda d: d.find_element(By.ID, "login-error"), "refusal")
-            await browser.screenshot(SHOTS / "login.png")
+            await browser.screenshot(shots / "login.png")
             await browser.type_into("#key", key, replace=True)
             await browser.click("button[type=submit]")
             await browser.wait_for(lambda d: d.current_url.endswith("/ui/runs"), "runs page")
             assert "order-1042" in await browser.text("#runs")
-            await browser.screenshot(SHOTS / "runs.png")
+            await browser.screenshot(shots / "runs.png")
 
             await browser.open(f"{url}/ui/approvals")
             form = f"#approval-{approval}"
@@ -67,7 +70,7 @@ async def test_approve_in_the_inbox__the_run_page_follows_it_to_the_end(
             await browser.click(f"{form} button[value=approve]")
             await browser.wait_for(lambda d: d.find_element(By.CSS_SELECTOR, ".field-errors"), "")
             assert "amount" in await browser.text(f"{form} .field-errors")
-            await browser.screenshot(SHOTS / "approvals.png")
+            await browser.screenshot(shots / "approvals.png")
             assert (await api.get(f"/v1/approvals/{approval}", headers=bearer(key))).json()[
                 "status"
             ] == "pending"
@@ -80,7 +83,7 @@ async def test_approve_in_the_inbox__the_run_page_follows_it_to_the_end(
             )
             await browser.wait_for(status_is("finished"), "the run finished", timeout=30)
             assert "charged" in await browser.text("#output")
-            await browser.screenshot(SHOTS / "run.png")
+            await browser.screenshot(shots / "run.png")
 
             # Live: a run page open while its run waits follows it over the run's event
             # stream, without a reload (the marker set on this page's window survives).

@@ -162,7 +162,13 @@ async def test_all_workers_down__missed_fires_in_the_window_catch_up_older_are_s
         assert await asyncio.to_thread(worker.wait, 30) == 0
         await asyncio.sleep(8)  # every worker down: eight due times pass unfired
         start(**window)
-        await asyncio.sleep(3)
+
+        def caught_up_by_the_new_worker() -> bool:
+            # Not a fixed sleep: a loaded machine may take seconds to start a worker.
+            return len({r["fired_by"] for r in fire_rows(database_url, "down")}) >= 2
+
+        await until(caught_up_by_the_new_worker, timeout=30)
+        await asyncio.sleep(1)
         await pause(api, "down")
 
     rows = assert_once_per_due_time(database_url, "down")
