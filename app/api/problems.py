@@ -8,6 +8,7 @@ bare 500 with a correlation-free, generic body.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,7 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import Match
+from starlette.routing import BaseRoute, Match
 
 from app import errors
 from app.store.unavailable import DATABASE_UNAVAILABLE
@@ -246,11 +247,22 @@ def _invalid_input(exc: errors.InvalidInput) -> tuple[str, dict[str, Any]]:
     return f"{'.'.join(found[0]['loc'])}: {found[0]['msg']}", {"errors": found}
 
 
+def _api_routes(routes: Iterable[BaseRoute]) -> Iterator[APIRoute]:
+    """The API routes, also those of included routers: FastAPI keeps an included router
+    as one route of its own (`original_router` holds its routes, with their full paths)."""
+    for route in routes:
+        if isinstance(route, APIRoute):
+            yield route
+        inner = getattr(route, "original_router", None)
+        if inner is not None:
+            yield from _api_routes(inner.routes)
+
+
 def allowed_methods(request: Request) -> list[str]:
     """Every method some route serves at this path (Starlette names only one route's)."""
     methods: set[str] = set()
-    for route in request.app.router.routes:
-        if isinstance(route, APIRoute) and route.methods:
+    for route in _api_routes(request.app.router.routes):
+        if route.methods:
             match, _ = route.matches({**request.scope, "method": next(iter(route.methods))})
             if match is Match.FULL:
                 methods |= route.methods

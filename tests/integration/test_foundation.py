@@ -72,6 +72,10 @@ async def test_wrong_method__is_405_problem(api: httpx.AsyncClient) -> None:
     response = await api.delete("/healthz")
     assert response.status_code == 405
     assert response.json()["code"] == "METHOD_NOT_ALLOWED"
+    assert response.headers["allow"] == "GET"
+    # A path two routes serve: both methods are named (routes of included routers too).
+    both = await api.delete("/v1/agents")
+    assert (both.status_code, both.headers["allow"]) == (405, "GET, POST")
 
 
 async def test_oversized_body__is_413_problem(database_url: str) -> None:
