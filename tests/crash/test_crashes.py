@@ -190,13 +190,15 @@ async def test_many_runs_several_workers__each_run_held_by_one_worker_and_all_fi
             [http_tool("fx", tools.url)],
         )
         await define(api, body)
+        fleet = [start(PERDURE_WORKER_CONCURRENCY="8") for _ in range(3)]
+        # Every worker up before the runs exist: on a loaded machine the first one up
+        # could otherwise take them all before the others had started.
+        await until(lambda: all("perdure: worker" in w.log() for w in fleet), timeout=60)
         for i in range(sessions):
             response = await api.post(
                 f"/v1/sessions/m-{i}/runs", json={"agent_id": "m", "input": "go"}
             )
             assert response.status_code == 202
-        for _ in range(3):
-            start(PERDURE_WORKER_CONCURRENCY="8")
 
         def all_finished() -> bool:
             return pg.rows(database_url, "SELECT count(*) FROM runs WHERE status = 'finished'") == [

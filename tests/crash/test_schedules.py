@@ -130,14 +130,16 @@ async def test_worker_sigkilled_while_firing__the_due_time_fires_once(
         doomed: Worker = start(PERDURE_FAULTS=point, **FAST)
         assert await asyncio.to_thread(doomed.wait, 30) == -signal.SIGKILL
         before = fire_rows(database_url, "killed")
-        assert len(before) == recorded
+        # Killed after its commit, a worker that started late may have fired two due
+        # times in that one transaction; either way its fires stand.
+        assert len(before) >= recorded if recorded else before == []
         if recorded:
             assert before[0]["outcome"] == "started"
         start(**FAST)
         first_due = made["next_due_at"]
 
         def fired_twice_more() -> bool:
-            return len(fire_rows(database_url, "killed")) >= recorded + 2
+            return len(fire_rows(database_url, "killed")) >= len(before) + 2
 
         await until(fired_twice_more, timeout=20)
         await pause(api, "killed")
