@@ -471,7 +471,7 @@ class AgentLoop:
 
     def _usage_after(self, reply: ModelReply) -> Usage:
         """The run's usage once this reply is saved: its tokens, their cost, one call."""
-        spent = Usage(**reply.usage.as_dict())
+        spent = reply.usage.copy()
         price = self.agent.model.price
         spent.cost_usd = price.cost_usd(spent) if price is not None else 0.0
         usage = self.state.usage.plus(spent)
@@ -732,7 +732,7 @@ class AgentLoop:
     def _usage_now(self) -> Usage:
         """The run's usage as a budget sees it: what was saved, this drive's wall time so
         far, the tool calls running now, and what its child runs spent."""
-        usage = Usage(**self.state.usage.as_dict())
+        usage = self.state.usage.copy()
         usage.wall_time_s = self._wall_time()
         usage.tool_calls += self._tools_in_flight
         return usage.plus(self.state.children_usage)
@@ -744,6 +744,8 @@ class AgentLoop:
         """The run's or its session's budget that is spent, if one is. Before a tool call
         the model-call limit does not apply: the call was asked for by a call it allowed."""
         state = self.state
+        if not state.budget.limits() and not state.session_budget.limits():
+            return None  # nothing to check (most runs): the sums below are per turn
         usage = self._usage_now()
         skip = frozenset({"max_model_calls"}) if before_tool_call else frozenset()
         exceeded = state.budget.first_spent(usage, skip=skip)
@@ -810,7 +812,7 @@ class AgentLoop:
         """
         async with self._save_lock:
             state = self.state
-            usage = Usage(**fields.get("usage", state.usage).as_dict())
+            usage = fields.get("usage", state.usage).copy()
             usage.wall_time_s = self._wall_time()
             usage.tool_calls += len(executed or [])
             fields["usage"] = usage
