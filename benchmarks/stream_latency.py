@@ -67,7 +67,12 @@ def commit_latency_ms(url: str, samples: int) -> list[float]:
 
 
 def serve(url: str, port: int, log: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(REPO_ROOT)}
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "PYTHONPATH": str(REPO_ROOT),
+        "PERDURE_PYTHON_TOOLS": "tests.tools",  # the agents' `noop` is the benchmark's own
+    }
     with open(log, "wb") as out:
         return subprocess.Popen(
             [sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--workers", "0"],
