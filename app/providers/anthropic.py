@@ -46,8 +46,8 @@ from app.capabilities import DEFAULT_MODEL_REPLY_BYTES
 from app.domain.agent import AnthropicModel, ToolSpec
 from app.domain.run import Usage
 from app.providers.base import ModelReply, ModelRequest, ProposedCall, as_text
-from app.providers.http_errors import MalformedReply, endpoint, post_json, read_api_key
-from app.providers.streaming import StreamBroken, error_detail, event_json, post_stream
+from app.providers.http_errors import MalformedReply, endpoint, read_api_key
+from app.providers.streaming import StreamBroken, error_detail, event_json, post_model
 
 PROVIDER = "anthropic"
 API_VERSION = "2023-06-01"
@@ -75,28 +75,15 @@ class AnthropicMessages:
         headers = {"anthropic-version": API_VERSION}
         if key is not None:
             headers["x-api-key"] = key
-        body = self.request_body(request)
-        if self.spec.stream:
-            return await post_stream(
-                self.client,
-                provider=PROVIDER,
-                url=self.url,
-                body=body,
-                headers=headers,
-                timeout_s=self.spec.timeout_s,
-                secret=key,
-                assembler=EventAssembler(request.on_delta),
-                parse=parse_reply,
-                max_bytes=self.max_reply_bytes,
-            )
-        return await post_json(
+        return await post_model(
             self.client,
             provider=PROVIDER,
             url=self.url,
-            body=body,
+            body=self.request_body(request),
             headers=headers,
             timeout_s=self.spec.timeout_s,
             secret=key,
+            assembler=EventAssembler(request.on_delta) if self.spec.stream else None,
             parse=parse_reply,
             max_bytes=self.max_reply_bytes,
         )

@@ -42,8 +42,8 @@ from app.capabilities import DEFAULT_MODEL_REPLY_BYTES
 from app.domain.agent import OpenAIModel, ToolSpec
 from app.domain.run import Usage
 from app.providers.base import ModelReply, ModelRequest, ProposedCall, as_text
-from app.providers.http_errors import MalformedReply, endpoint, post_json, read_api_key
-from app.providers.streaming import StreamBroken, error_detail, event_json, post_stream
+from app.providers.http_errors import MalformedReply, endpoint, read_api_key
+from app.providers.streaming import StreamBroken, error_detail, event_json, post_model
 
 PROVIDER = "openai"
 # Assistant-message fields given back as the model sent them, where it sent them: servers
@@ -69,28 +69,15 @@ class OpenAIChat:
     async def generate(self, request: ModelRequest) -> ModelReply:
         key = read_api_key(self.spec.api_key_env, self.environ, self.url)
         headers = {"Authorization": f"Bearer {key}"} if key is not None else {}
-        body = self.request_body(request)
-        if self.spec.stream:
-            return await post_stream(
-                self.client,
-                provider=PROVIDER,
-                url=self.url,
-                body=body,
-                headers=headers,
-                timeout_s=self.spec.timeout_s,
-                secret=key,
-                assembler=ChunkAssembler(request.on_delta),
-                parse=parse_reply,
-                max_bytes=self.max_reply_bytes,
-            )
-        return await post_json(
+        return await post_model(
             self.client,
             provider=PROVIDER,
             url=self.url,
-            body=body,
+            body=self.request_body(request),
             headers=headers,
             timeout_s=self.spec.timeout_s,
             secret=key,
+            assembler=ChunkAssembler(request.on_delta) if self.spec.stream else None,
             parse=parse_reply,
             max_bytes=self.max_reply_bytes,
         )

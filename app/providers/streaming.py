@@ -43,6 +43,7 @@ from app.providers.http_errors import (
     malformed,
     open_post,
     parsed,
+    post_json,
     redact,
     safe_url,
     status_error,
@@ -176,3 +177,44 @@ async def post_stream(
     if content is not None:
         return decode_json(response, content, provider=provider, secret=secret, parse=parse)
     return parsed(payload, provider=provider, url=url, secret=secret, parse=parse)
+
+
+async def post_model(
+    client: httpx.AsyncClient,
+    *,
+    provider: str,
+    url: httpx.URL,
+    body: dict[str, Any],
+    headers: dict[str, str],
+    timeout_s: float,
+    secret: str | None,
+    assembler: Assembler | None,
+    parse: Callable[[Any], T],
+    max_bytes: int = DEFAULT_MODEL_REPLY_BYTES,
+) -> T:
+    """A model call as the adapters make it: streamed and added up by `assembler` when
+    there is one (the body asks for a stream), else one JSON reply (`post_json`)."""
+    if assembler is not None:
+        return await post_stream(
+            client,
+            provider=provider,
+            url=url,
+            body=body,
+            headers=headers,
+            timeout_s=timeout_s,
+            secret=secret,
+            assembler=assembler,
+            parse=parse,
+            max_bytes=max_bytes,
+        )
+    return await post_json(
+        client,
+        provider=provider,
+        url=url,
+        body=body,
+        headers=headers,
+        timeout_s=timeout_s,
+        secret=secret,
+        parse=parse,
+        max_bytes=max_bytes,
+    )
