@@ -6,6 +6,7 @@ stores, so a definition that was accepted once always loads again.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from typing import Annotated, Any, Literal
@@ -30,6 +31,18 @@ MAX_SCRIPT = 10_000
 
 
 def check_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` itself, if it is a valid JSON Schema whose references stay inside it."""
+    _check_schema_text(json.dumps(schema, sort_keys=True, separators=(",", ":")))
+    return schema
+
+
+# Every load of a stored definition validates its tools' schemas again (the API's send,
+# the worker's claim), and checking one against the meta-schema costs a millisecond or
+# two: a schema already found valid is not checked again. Invalid ones raise every time
+# (lru_cache keeps no exceptions).
+@functools.lru_cache(maxsize=4096)
+def _check_schema_text(text: str) -> None:
+    schema = json.loads(text)
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
@@ -43,7 +56,6 @@ def check_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
             )
         if not _resolves(schema, ref):
             raise ValueError(f"$ref {ref!r} resolves to nothing in this schema")
-    return schema
 
 
 def _references(node: Any) -> list[str]:
