@@ -95,17 +95,24 @@ def set_running(conn: psycopg.Connection[Any], running: int) -> None:
     conn.execute("ANALYZE runs")
 
 
-def claim_latencies(url: str, claims: int) -> tuple[list[float], float]:
-    """Seconds per claim, and the serving backend's CPU seconds for all of them."""
+def claim_sql(owner: str = CLAIMER) -> str:
+    """The workers' claim statement (`leases.CLAIM_RUNS`), as `owner` with a busy
+    worker's parameters and a claim of up to LIMIT runs."""
     sql = leases.CLAIM_RUNS.text
     for name, value in {
         ":limit": str(LIMIT),
-        ":owner": f"'{CLAIMER}'",
+        ":owner": f"'{owner}'",
         ":ttl": "30",
         ":idle": "false",
         ":max_deaths": str(MAX_DEATHS),
     }.items():
         sql = sql.replace(name, value)
+    return sql
+
+
+def claim_latencies(url: str, claims: int) -> tuple[list[float], float]:
+    """Seconds per claim, and the serving backend's CPU seconds for all of them."""
+    sql = claim_sql()
     with psycopg.connect(url) as conn:
         conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (CLAIMER,))
         conn.commit()
