@@ -204,15 +204,20 @@ SELECT count(*) AS released FROM requeued
 """)  # noqa: S608
 
 # Runs whose lease ran out more than a TTL ago although their worker is alive and renews
-# on time: it gave them up and could not hand them back (the database did not answer it
-# then). Claims look only through the runs of dead or late workers, so housekeeping
-# releases these; nothing else is left this long. With them go the rows of dead workers
-# that hold no run.
+# on time (`workers.heartbeat_at`): it gave them up and could not hand them back (the
+# database did not answer it then). Claims look only through the runs of dead or late
+# workers, so housekeeping releases these. Only these: a late or dead worker's run is the
+# claim's to take over, under suspicion (its worker may have died of it: poison), however
+# long ago its lease ran out. A run that its worker drives is renewed with every
+# heartbeat, so it is never a TTL past while that worker is on time. With them go the
+# rows of dead workers that hold no run.
 RELEASE_LAPSED = text(f"""
 WITH {
     _requeue(
         "r.status = 'running' "
-        "AND r.lease_expires_at < clock_timestamp() - make_interval(secs => :ttl)",
+        "AND r.lease_expires_at < clock_timestamp() - make_interval(secs => :ttl) "
+        "AND EXISTS (SELECT 1 FROM workers w WHERE w.owner = r.lease_owner "
+        "AND w.heartbeat_at >= clock_timestamp() - make_interval(secs => w.lease_ttl_s))",
         "lapsed",
     )
 }, forgotten AS (

@@ -398,6 +398,9 @@ async def test_lapsed_under_a_live_worker__not_claimed__released_by_housekeeping
             assert await leases.release_lapsed(conn, ttl_s=30) == 0
         await asyncio.sleep(0.3)
         async with engine.begin() as conn:
+            # Still on time: it renews at every heartbeat.
+            assert await leases.renew_leases(conn, owner="w", ttl_s=30, run_ids=[]) == []
+        async with engine.begin() as conn:
             assert await leases.release_lapsed(conn, ttl_s=0.3) == 1
             (again,) = await claim(conn, owner="other", limit=1, ttl_s=30)
     assert (again.run_id, again.lease_token) == (run_id, first.lease_token + 1)
@@ -406,3 +409,31 @@ async def test_lapsed_under_a_live_worker__not_claimed__released_by_housekeeping
         await leases.release_lapsed(conn, ttl_s=30)
     owners = pg.rows(database_url, "SELECT owner FROM workers ORDER BY owner")
     assert owners == [("other",)]
+
+
+async def test_a_dead_workers_run__long_past_its_lease__is_the_claims_to_take_over(
+    engine: AsyncEngine, settings: Settings, database_url: str
+) -> None:
+    """A worker died driving a run, and no worker came back for more than two TTLs (a
+    loaded machine starting the next one slowly): housekeeping must not queue the run as
+    if a live worker had let it lapse. The claim takes it over, under suspicion, so that a
+    run that kills its workers is charged for it (poison) instead of killing them all."""
+    (run_id,) = await make_runs(engine, sessions=1)
+    async with alive(settings, "w"), engine.begin() as conn:
+        (first,) = await claim(conn, owner="w", limit=1, ttl_s=0.2)
+    # "w" is dead (its liveness connection closed): no renewals, no hand-back.
+    await asyncio.sleep(0.6)
+    async with alive(settings, "other"):
+        async with engine.begin() as conn:
+            assert await leases.release_lapsed(conn, ttl_s=0.2) == 0
+        async with engine.begin() as conn:
+            (taken,) = await claim(conn, owner="other", limit=1, ttl_s=30)
+    assert (taken.run_id, taken.lease_token) == (run_id, first.lease_token + 1)
+    assert (taken.suspect, taken.takeover) == (True, "liveness")
+    kinds = [
+        kind
+        for (kind,) in pg.rows(
+            database_url, "SELECT type FROM events WHERE run_id = %s ORDER BY id", run_id
+        )
+    ]
+    assert kinds == ["run.queued", "run.started", "run.taken_over", "run.started"]
