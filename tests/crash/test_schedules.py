@@ -157,8 +157,11 @@ async def test_all_workers_down__missed_fires_in_the_window_catch_up_older_are_s
     await define(api, agent("tick", [{"text": "done"}], []))
     window = {"PERDURE_SCHEDULE_CATCH_UP_S": "3", **FAST}
     with workers(tmp_path, database_url, tmp_path / "model.log") as start:
-        await schedule(api, "down")
         worker = start(**window)
+        # Up before the schedule exists: a worker that took longer than the window to
+        # start (a loaded machine) would rightly skip the first due times itself.
+        await until(lambda: "started (concurrency" in worker.log(), timeout=30)
+        await schedule(api, "down")
         await until(lambda: len(fire_rows(database_url, "down")) >= 2)
         worker.signal(signal.SIGTERM)
         assert await asyncio.to_thread(worker.wait, 30) == 0
