@@ -95,13 +95,13 @@ def set_running(conn: psycopg.Connection[Any], running: int) -> None:
     conn.execute("ANALYZE runs")
 
 
-def claim_sql(owner: str = CLAIMER) -> str:
-    """The workers' claim statement (`leases.CLAIM_RUNS`), as `owner` with a busy
+def claim_sql() -> str:
+    """The workers' claim statement (`leases.CLAIM_RUNS`), as CLAIMER with a busy
     worker's parameters and a claim of up to LIMIT runs."""
     sql = leases.CLAIM_RUNS.text
     for name, value in {
         ":limit": str(LIMIT),
-        ":owner": f"'{owner}'",
+        ":owner": f"'{CLAIMER}'",
         ":ttl": "30",
         ":idle": "false",
         ":max_deaths": str(MAX_DEATHS),

@@ -115,8 +115,8 @@ def fresh_database(server: EmbeddedPostgres) -> str:
     return url
 
 
-# A connection left half-open in its handshake (one test's app, stopped while it
-# connected, leaves one; which of its tasks is not known yet) holds every DROP DATABASE of
+# A connection left half-open in its handshake (seen after one dashboard test; what opens
+# it is not known yet: a cancelled psycopg or pool connect does not) holds every DROP DATABASE of
 # the cluster at its ProcSignalBarrier until the server gives up on the handshake: 60 s by
 # default, one test's teardown in the suite. A test cluster gives up after 5.
 TEST_SERVER_SETTINGS = {**FAST_UNSAFE_SETTINGS, "authentication_timeout": "5s"}
