@@ -63,8 +63,7 @@ async def prepare(url: str, runs: int) -> list[tuple[uuid.UUID, int]]:
         await agent_store.create_agent(conn, TENANT, "bench", definition)
         for i in range(runs):
             command = run_store.SendCommand(TENANT, f"s-{i}", [], agent_id="bench")
-            run, _ = await run_store.send(conn, command)
-            made.append(run.id)
+            made.append((await run_store.send(conn, command)).run.id)
     await engine.dispose()
     pg.rows(url, "UPDATE runs SET status = 'running', lease_token = 1 RETURNING id")
     return [(run_id, 1) for run_id in made]

@@ -15,7 +15,7 @@ import asyncio
 import json
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Annotated, Any
@@ -149,14 +149,23 @@ async def follow_events(
     *,
     after: int,
     run_id: UUID | None = None,
+    written: Sequence[events.EventRecord] = (),
 ) -> AsyncIterator[ServerSentEvent]:
     """A session's events after `after` as SSE, and then live, with token deltas as
     `message.delta` events (no id: they are not in the log, and not replayed). With
     `run_id`, only that run's, ending after its terminal event (at once, if the client
-    saw it already)."""
+    saw it already).
+
+    `written`: the first of those events, committed by the request itself (a send): sent
+    as they are, before anything is read, so its client has them a read sooner.
+    """
     run = str(run_id) if run_id is not None else None
+    last = after
+    for record in written:
+        if run_id is None or record.run_id == run_id:
+            last = record.id
+            yield sse_of(record)
     with hub.watching(tenant_id, session_id) as watch:
-        last = after
         checked_end = run_id is None
         while True:
             watch.wake.clear()  # before the read: a notification during it is not lost
@@ -186,13 +195,17 @@ async def follow_events(
                 return
             for record in records:
                 last = record.id
-                yield ServerSentEvent(
-                    data=EventOut.of(record).model_dump_json(), event=record.type, id=str(last)
-                )
+                yield sse_of(record)
                 if run_id is not None and record.ends_run:
                     return
             if len(records) < PAGE:
                 await watch.wake.wait()
+
+
+def sse_of(record: events.EventRecord) -> ServerSentEvent:
+    return ServerSentEvent(
+        data=EventOut.of(record).model_dump_json(), event=record.type, id=str(record.id)
+    )
 
 
 def event_stream(

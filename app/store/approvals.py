@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import Row, func, literal, select, text, tuple_, update
+from sqlalchemy import Row, exists, func, literal, select, text, tuple_, update
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -23,7 +23,6 @@ from app.domain.run import ApprovalStatus, CallStatus, RunStatus
 from app.store import agents as agent_store
 from app.store import events, keys
 from app.store.cursors import decode_cursor, encode_cursor
-from app.store.notify import NOTIFY
 from app.store.tables import approvals, runs, sessions, tool_calls
 
 
@@ -153,8 +152,8 @@ async def decide(
         or call.approval_id != record.id
         or call.status != CallStatus.PENDING
     ):
-        await _set_status(conn, [approval_id], ApprovalStatus.ORPHANED, None)
-        return await get_approval(conn, tenant_id, approval_id), True
+        [orphaned] = await _set_status(conn, [approval_id], ApprovalStatus.ORPHANED, None)
+        return orphaned, True
 
     agent = await agent_store.get_agent(conn, tenant_id, run.agent_id, run.agent_version)
     tool = agent.definition.tool(record.tool)
@@ -172,7 +171,7 @@ async def decide(
         _check_arguments(tool.input_schema, decision.arguments)
     status = ApprovalStatus.APPROVED if decision.approved else ApprovalStatus.REJECTED
     actor = decision.by.as_actor()
-    await _set_status(
+    [now_decided] = await _set_status(
         conn,
         [approval_id],
         status,
@@ -200,8 +199,8 @@ async def decide(
             "decided_by": actor,
         },
     )
-    await _queue_if_all_decided(conn, record.run_id, decided)
-    return await get_approval(conn, tenant_id, approval_id), False
+    await _queue_if_all_decided(conn, tenant_id, record.session_id, record.run_id, decided)
+    return now_decided, False
 
 
 def _check_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> None:
@@ -222,47 +221,38 @@ async def _set_status(
     ids: list[UUID],
     status: ApprovalStatus,
     decision: dict[str, Any] | None,
-) -> None:
+) -> list[ApprovalRecord]:
+    """Set the approvals' status (and decision); returns them as they are now."""
     values: dict[str, Any] = {"status": status.value, "decided_at": func.clock_timestamp()}
     if decision is not None:
         values["decision"] = decision
-    await conn.execute(update(approvals).where(approvals.c.id.in_(ids)).values(values))
+    rows = await conn.execute(
+        update(approvals).where(approvals.c.id.in_(ids)).values(values).returning(*approvals.c)
+    )
+    return [ApprovalRecord.from_row(row) for row in rows]
 
 
 async def _queue_if_all_decided(
-    conn: AsyncConnection, run_id: UUID, *decided: events.Event
+    conn: AsyncConnection, tenant_id: str, session_id: str, run_id: UUID, *decided: events.Event
 ) -> None:
     """Emit the decisions, and queue the run (and say so) when none is left pending."""
-    waiting = (
-        await conn.execute(
-            select(func.count()).where(
-                approvals.c.run_id == run_id, approvals.c.status == ApprovalStatus.PENDING.value
-            )
-        )
-    ).scalar_one()
-    queued = None
-    if not waiting:
-        queued = (
-            await conn.execute(
-                update(runs)
-                .where(runs.c.id == run_id, runs.c.status == RunStatus.AWAITING_APPROVAL.value)
-                .values(status=RunStatus.QUEUED.value, not_before=func.now(), updated_at=func.now())
-                .returning(runs.c.tenant_id, runs.c.session_id)
-            )
-        ).first()
-    if queued is not None:
-        decided += (events.Event("run.queued", {"reason": "approvals_decided"}),)
-        await conn.execute(NOTIFY)
-    where = (
-        queued
-        or (
-            await conn.execute(
-                select(runs.c.tenant_id, runs.c.session_id).where(runs.c.id == run_id)
-            )
-        ).first()
+    still_pending = exists().where(
+        approvals.c.run_id == run_id, approvals.c.status == ApprovalStatus.PENDING.value
     )
-    if where is not None:
-        await events.emit(conn, where.tenant_id, where.session_id, run_id, *decided)
+    queue = (
+        update(runs)
+        .where(
+            runs.c.id == run_id,
+            runs.c.status == RunStatus.AWAITING_APPROVAL.value,
+            ~still_pending,
+        )
+        .values(status=RunStatus.QUEUED.value, not_before=func.now(), updated_at=func.now())
+        .returning(runs.c.id)
+    )
+    queued = (await conn.execute(queue)).first() is not None
+    if queued:
+        decided += (events.Event("run.queued", {"reason": "approvals_decided"}),)
+    await events.emit(conn, tenant_id, session_id, run_id, *decided, wake_workers=queued)
 
 
 async def withdraw_for_runs(conn: AsyncConnection, run_ids: list[UUID]) -> None:
@@ -315,7 +305,13 @@ async def expire_for_run(conn: AsyncConnection, run_id: UUID) -> None:
     """Reject the run's pending approvals past their `expires_at`, and queue the run if
     that left it none; in the caller's transaction, the run locked first (the order
     `decide` uses)."""
-    await conn.execute(select(runs.c.id).where(runs.c.id == run_id).with_for_update())
+    run = (
+        await conn.execute(
+            select(runs.c.tenant_id, runs.c.session_id).where(runs.c.id == run_id).with_for_update()
+        )
+    ).first()
+    if run is None:
+        return
     expired = (
         await conn.execute(
             update(approvals)
@@ -335,6 +331,8 @@ async def expire_for_run(conn: AsyncConnection, run_id: UUID) -> None:
     if expired:
         await _queue_if_all_decided(
             conn,
+            run.tenant_id,
+            run.session_id,
             run_id,
             *(
                 events.Event(

@@ -324,22 +324,14 @@ async def ended(
     ]
     if queued:
         happened.append(events.Event("run.queued", {"reason": "children_ended"}))
-    await events.emit(conn, tenant_id, parent_session_id, event_run, *happened)
-    if queued:
-        await conn.execute(NOTIFY)
+    await events.emit(conn, tenant_id, parent_session_id, event_run, *happened, wake_workers=queued)
 
 
 async def _queue(conn: AsyncConnection, tenant_id: str, session_id: str, run_id: UUID) -> None:
     if (await conn.execute(QUEUE_PARENT, {"run_id": run_id})).first() is None:
         return
-    await events.emit(
-        conn,
-        tenant_id,
-        session_id,
-        run_id,
-        events.Event("run.queued", {"reason": "children_ended"}),
-    )
-    await conn.execute(NOTIFY)
+    queued = events.Event("run.queued", {"reason": "children_ended"})
+    await events.emit(conn, tenant_id, session_id, run_id, queued, wake_workers=True)
 
 
 async def lock_descendants(conn: AsyncConnection, tenant_id: str, session_id: str) -> list[UUID]:

@@ -25,10 +25,11 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import select, text
+from sqlalchemy import TextClause, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.domain.run import PAUSED, CallStatus, CheckpointWrite, RunStatus
+from app.store.notify import WAKE_CHANNEL
 from app.store.tables import events
 
 EVENT_CHANNEL = "perdure_events"
@@ -66,12 +67,17 @@ EVENT_TYPES = frozenset(
 TEXT_CLIP = 2000
 
 
-def appending(source: str) -> str:
+_LOGGED_ROWS = "\n    RETURNING session_id, id, run_id, type, data, created_at"
+
+
+def appending(source: str, *, returning: bool = False) -> str:
     """CTEs that append one event per row of the CTE `source`, whose columns are
     `tenant_id, session_id, run_id, type, data, ord` (the order within its session).
 
     Data-modifying CTEs run to completion whether or not the statement reads them, so
-    these need no mention in its final SELECT. The heads are locked in key order.
+    these need no mention in its final SELECT. The heads are locked in key order. With
+    `returning`, the CTE `logged` returns the rows written (the checkpoint, on the hot
+    path, does without).
     """
     return f"""
 heads AS (
@@ -87,19 +93,32 @@ heads AS (
            h.last_id - count(*) OVER p + row_number() OVER (p ORDER BY s.ord),
            s.run_id, s.type, s.data, clock_timestamp()
       FROM {source} s JOIN heads h USING (tenant_id, session_id)
-    WINDOW p AS (PARTITION BY s.tenant_id, s.session_id)
+    WINDOW p AS (PARTITION BY s.tenant_id, s.session_id){_LOGGED_ROWS if returning else ""}
 )"""  # noqa: S608 (`source` is a CTE name of the caller's constant statement)
 
 
-EMIT = text(f"""
+def _emit_statement(*, wake_workers: bool) -> TextClause:
+    """Append the events, and return them as written (ids and times are Postgres's).
+
+    With `wake_workers`, the statement also NOTIFYs the workers' wake-up channel, once: a
+    write that queues a run announces it without a round trip of its own.
+    """
+    wake = f", wake AS MATERIALIZED (SELECT pg_notify('{WAKE_CHANNEL}', ''))"
+    return text(f"""
 WITH source AS (
     SELECT CAST(:tenant_id AS text) AS tenant_id, CAST(:session_id AS text) AS session_id,
            CAST(:run_id AS uuid) AS run_id, e.value ->> 'type' AS type,
            e.value -> 'data' AS data, e.ordinality AS ord
       FROM jsonb_array_elements(CAST(:events AS jsonb)) WITH ORDINALITY AS e
-), {appending("source")}
-SELECT 1
+), {appending("source", returning=True)}{wake if wake_workers else ""}
+SELECT l.id, l.session_id, l.run_id, l.type, l.data, l.created_at
+  FROM logged l{", wake" if wake_workers else ""}
+ ORDER BY l.id
 """)  # noqa: S608 (composed of constants only)
+
+
+EMIT = _emit_statement(wake_workers=False)
+EMIT_AND_WAKE = _emit_statement(wake_workers=True)
 
 
 @dataclass(frozen=True)
@@ -110,6 +129,20 @@ class Event:
     def __post_init__(self) -> None:
         # Webhooks subscribe by type and the contract lists them: a new one is added there.
         assert self.type in EVENT_TYPES, f"{self.type!r} is not in EVENT_TYPES"
+
+
+@dataclass(frozen=True)
+class EventRecord:
+    id: int
+    session_id: str
+    run_id: UUID
+    type: str
+    data: dict[str, Any]
+    created_at: datetime
+
+    @property
+    def ends_run(self) -> bool:
+        return self.type in TERMINAL_EVENTS
 
 
 def encode(items: Iterable[Event]) -> str:
@@ -123,20 +156,31 @@ def encode(items: Iterable[Event]) -> str:
 
 
 async def emit(
-    conn: AsyncConnection, tenant_id: str, session_id: str, run_id: UUID, *items: Event
-) -> None:
+    conn: AsyncConnection,
+    tenant_id: str,
+    session_id: str,
+    run_id: UUID,
+    *items: Event,
+    wake_workers: bool = False,
+) -> list[EventRecord]:
     """Append events of one run in the caller's transaction, after its other writes (the
-    session's head is the last lock a transaction may take)."""
-    if items:
-        await conn.execute(
-            EMIT,
-            {
-                "tenant_id": tenant_id,
-                "session_id": session_id,
-                "run_id": str(run_id),
-                "events": encode(items),
-            },
-        )
+    session's head is the last lock a transaction may take); returns them as written.
+
+    `wake_workers`: the transaction queued a run, so NOTIFY the workers too (at commit, as
+    `store.notify.NOTIFY`), in this same statement.
+    """
+    if not items:
+        return []
+    rows = await conn.execute(
+        EMIT_AND_WAKE if wake_workers else EMIT,
+        {
+            "tenant_id": tenant_id,
+            "session_id": session_id,
+            "run_id": str(run_id),
+            "events": encode(items),
+        },
+    )
+    return [EventRecord(r.id, r.session_id, r.run_id, r.type, r.data, r.created_at) for r in rows]
 
 
 def of_checkpoint(write: CheckpointWrite) -> list[Event]:
@@ -210,20 +254,6 @@ def of_checkpoint(write: CheckpointWrite) -> list[Event]:
     elif status is RunStatus.CANCELLED:
         out.append(Event("run.cancelled", {}))
     return out
-
-
-@dataclass(frozen=True)
-class EventRecord:
-    id: int
-    session_id: str
-    run_id: UUID
-    type: str
-    data: dict[str, Any]
-    created_at: datetime
-
-    @property
-    def ends_run(self) -> bool:
-        return self.type in TERMINAL_EVENTS
 
 
 async def list_events(

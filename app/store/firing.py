@@ -186,17 +186,19 @@ async def _start(
                 f"session {session_id!r} exists; a fire with session 'new' makes its own",
                 session_id=session_id,
             )
-    run, _ = await run_store.send(
-        conn,
-        SendCommand(
-            tenant_id=schedule.tenant_id,
-            session_id=session_id,
-            input=schedule.input,
-            agent_id=schedule.agent_id,
-            if_busy="queue",
-            created_by=schedule.created_by,
-        ),
-    )
+    run = (
+        await run_store.send(
+            conn,
+            SendCommand(
+                tenant_id=schedule.tenant_id,
+                session_id=session_id,
+                input=schedule.input,
+                agent_id=schedule.agent_id,
+                if_busy="queue",
+                created_by=schedule.created_by,
+            ),
+        )
+    ).run
     if fresh:
         await conn.execute(
             update(sessions)

@@ -41,6 +41,7 @@ from app.domain.run import ACTIVE, PAUSED, TERMINAL, UNSETTLED, RunStatus
 from app.store import agents as agent_store
 from app.store import approvals as approval_store
 from app.store import children, events
+from app.store.agents import AgentVersion
 from app.store.cursors import decode_cursor
 from app.store.listing import TimeRange, metadata_contains, page
 from app.store.notify import NOTIFY
@@ -230,41 +231,60 @@ def lock_session(tenant_id: str, session_id: str) -> Select[tuple[Any, ...]]:
     )
 
 
-async def _lock_session(conn: AsyncConnection, command: SendCommand) -> Row[Any]:
-    """Lock the session row (creating the session on first use): sends to it serialise here."""
+async def _lock_session(
+    conn: AsyncConnection, command: SendCommand
+) -> tuple[Row[Any], AgentVersion | None]:
+    """Lock the session row (creating the session on first use): sends to it serialise
+    here. Returns the row, and the agent version a session this send created was given."""
     query = lock_session(command.tenant_id, command.session_id)
     row: Row[Any] | None = (await conn.execute(query)).first()
-    if row is not None:
-        if command.agent_id is not None and command.agent_id != row.agent_id:
-            raise errors.SessionAgentMismatch(
-                f"session {command.session_id!r} belongs to agent {row.agent_id!r}",
+    created = None
+    if row is None:
+        if command.agent_id is None:
+            raise errors.SessionNotFound(
+                f"no session {command.session_id!r}; pass agent_id to create it",
                 session_id=command.session_id,
-                agent_id=row.agent_id,
             )
-        return row
-    if command.agent_id is None:
-        raise errors.SessionNotFound(
-            f"no session {command.session_id!r}; pass agent_id to create it",
+        created = await agent_store.get_agent(conn, command.tenant_id, command.agent_id)
+        # A row this transaction inserts is its own until commit: as good as locked.
+        row = (
+            await conn.execute(
+                pg_insert(sessions)
+                .values(
+                    tenant_id=command.tenant_id,
+                    id=command.session_id,
+                    agent_id=created.id,
+                    agent_version=created.version,
+                )
+                .on_conflict_do_nothing(index_elements=[sessions.c.tenant_id, sessions.c.id])
+                .returning(*sessions.c)
+            )
+        ).first()
+        if row is None:
+            # A concurrent first send created it first (and has committed): lock that one.
+            row, created = (await conn.execute(query)).one(), None
+    if command.agent_id is not None and command.agent_id != row.agent_id:
+        raise errors.SessionAgentMismatch(
+            f"session {command.session_id!r} belongs to agent {row.agent_id!r}",
             session_id=command.session_id,
+            agent_id=row.agent_id,
         )
-    agent = await agent_store.get_agent(conn, command.tenant_id, command.agent_id)
-    await conn.execute(
-        pg_insert(sessions)
-        .values(
-            tenant_id=command.tenant_id,
-            id=command.session_id,
-            agent_id=agent.id,
-            agent_version=agent.version,
-        )
-        .on_conflict_do_nothing(index_elements=[sessions.c.tenant_id, sessions.c.id])
-    )
-    # A concurrent first send may have created it first: either way, lock what is there.
-    locked: Row[Any] = (await conn.execute(query)).one()
-    return locked
+    return row, created
 
 
-async def send(conn: AsyncConnection, command: SendCommand) -> tuple[RunRecord, bool]:
-    """Enqueue a run for new input; returns (run, created).
+@dataclass(frozen=True)
+class Sent:
+    """What a send did: its run (the first one, for a redelivered request), whether it
+    made it now, and the run's events it wrote, all of them so far (none for a
+    redelivery)."""
+
+    run: RunRecord
+    created: bool
+    events: list[events.EventRecord]
+
+
+async def send(conn: AsyncConnection, command: SendCommand) -> Sent:
+    """Enqueue a run for new input.
 
     With an idempotency key, a redelivered request returns the first run (created=False).
     The check runs again after the session lock, so concurrent duplicates are safe too.
@@ -272,12 +292,12 @@ async def send(conn: AsyncConnection, command: SendCommand) -> tuple[RunRecord, 
     if command.idempotency_key is not None:
         existing = await _by_idempotency_key(conn, command)
         if existing is not None:
-            return existing, False
-    session = await _lock_session(conn, command)
+            return Sent(existing, False, [])
+    session, created = await _lock_session(conn, command)
     if command.idempotency_key is not None:
         existing = await _by_idempotency_key(conn, command)
         if existing is not None:
-            return existing, False
+            return Sent(existing, False, [])
 
     active = await _active_runs(conn, command.tenant_id, command.session_id)
     paused = [r for r in active if r.status is RunStatus.AWAITING_APPROVAL]
@@ -318,9 +338,9 @@ async def send(conn: AsyncConnection, command: SendCommand) -> tuple[RunRecord, 
             .returning(sessions.c.run_count)
         )
     ).scalar_one()
-    agent = (
-        await agent_store.get_agent(conn, command.tenant_id, session.agent_id, version)
-    ).definition
+    if created is None or created.version != version:
+        created = await agent_store.get_agent(conn, command.tenant_id, session.agent_id, version)
+    agent = created.definition
     max_steps = command.max_steps if command.max_steps is not None else agent.max_steps
     budget = await _budgets(conn, command, session, agent)
     row = (
@@ -348,14 +368,15 @@ async def send(conn: AsyncConnection, command: SendCommand) -> tuple[RunRecord, 
             .returning(*RUN_COLUMNS)
         )
     ).one()
-    if drifted:
-        happened.append((row.id, events.Event("agent.drift", drifted)))
-    happened.append((row.id, events.Event("run.queued", {"seq": seq, "reason": "sent"})))
+    mine = [events.Event("agent.drift", drifted)] if drifted else []
+    mine.append(events.Event("run.queued", {"seq": seq, "reason": "sent"}))
     # Last: the session's event head is the last lock a transaction takes.
-    for run_id, event in happened:
+    for run_id, event in happened:  # the interrupted runs'
         await events.emit(conn, command.tenant_id, command.session_id, run_id, event)
-    await conn.execute(NOTIFY)
-    return RunRecord.from_row(row), True
+    written = await events.emit(
+        conn, command.tenant_id, command.session_id, row.id, *mine, wake_workers=True
+    )
+    return Sent(RunRecord.from_row(row), True, written)
 
 
 async def _budgets(
@@ -604,10 +625,8 @@ async def resume(conn: AsyncConnection, tenant_id: str, run_id: UUID) -> RunReco
             updated_at=func.now(),
         )
     )
-    await events.emit(
-        conn, tenant_id, run.session_id, run_id, events.Event("run.queued", {"reason": "resumed"})
-    )
-    await conn.execute(NOTIFY)
+    resumed = events.Event("run.queued", {"reason": "resumed"})
+    await events.emit(conn, tenant_id, run.session_id, run_id, resumed, wake_workers=True)
     return await get_run(conn, tenant_id, run_id)
 
 

@@ -18,7 +18,6 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app import errors
 from app.domain.run import CallStatus, RunStatus
 from app.store import events
-from app.store.notify import NOTIFY
 from app.store.runs import RunRecord, get_run
 from app.store.tables import runs, tool_calls, tool_outputs
 
@@ -132,13 +131,13 @@ async def post(
         )
     )
     happened = [events.Event("tool_results.received", {"tool_call_ids": ids})]
-    if waiting <= set(ids):
+    queued = waiting <= set(ids)
+    if queued:
         await conn.execute(
             update(runs)
             .where(runs.c.id == run_id, runs.c.status == RunStatus.AWAITING_TOOL_RESULTS.value)
             .values(status=RunStatus.QUEUED.value, not_before=func.now(), updated_at=func.now())
         )
         happened.append(events.Event("run.queued", {"reason": "tool_results"}))
-        await conn.execute(NOTIFY)
-    await events.emit(conn, tenant_id, run.session_id, run_id, *happened)
+    await events.emit(conn, tenant_id, run.session_id, run_id, *happened, wake_workers=queued)
     return await get_run(conn, tenant_id, run_id)

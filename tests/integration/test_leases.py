@@ -35,13 +35,10 @@ async def make_runs(engine: AsyncEngine, sessions: int, per_session: int = 1) ->
         await agents.create_agent(conn, DEFAULT_TENANT, "a", DEFINITION)
         for s in range(sessions):
             for _ in range(per_session):
-                run, _ = await send(
-                    conn,
-                    SendCommand(
-                        DEFAULT_TENANT, f"s{s}", [{"role": "user", "content": "x"}], agent_id="a"
-                    ),
+                command = SendCommand(
+                    DEFAULT_TENANT, f"s{s}", [{"role": "user", "content": "x"}], agent_id="a"
                 )
-                ids.append(run.id)
+                ids.append((await send(conn, command)).run.id)
     return ids
 
 

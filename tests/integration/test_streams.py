@@ -24,6 +24,7 @@ from tests.conftest import make_settings
 from tests.serving import read_stream, serving, summary
 from tests.support import define, queue, run_to_rest
 
+CLIENT = {"name": "lookup", "input_schema": {"type": "object"}, "executor": {"type": "client"}}
 SCRIPT = [calls(("add", {"a": 1, "b": 2})), {"text": "it is 3"}]
 ADDER = agent("adder", SCRIPT, [python_tool("add", "add", ADD_SCHEMA)])
 ONE_RUN = [
@@ -72,6 +73,36 @@ async def test_send_with_stream__answers_the_runs_events_live_and_ends(
     run_id = json.loads(seen[0].data)["run_id"]
     page = (await server.get(f"/v1/runs/{run_id}/events")).json()["items"]
     assert [(e["id"], e["type"]) for e in page] == summary(seen)
+
+
+async def test_send_with_stream__starts_with_every_event_the_send_wrote_for_its_run(
+    server: httpx.AsyncClient,
+) -> None:
+    """A send that moves the session to a new version and interrupts a waiting run writes
+    the interrupted run's event, then the new run's drift and queued events: the stream
+    shows the new run's, in order, from the first (the send hands them over itself)."""
+    waiting = agent("w", [calls(("lookup", {})), {"text": "x"}, {"text": "y"}], [CLIENT])
+    await define(server, waiting)
+    paused = await run_to_rest(server, "s5", {"agent_id": "w", "input": "go"})
+    assert paused["status"] == "awaiting_tool_results", paused
+    changed = {k: v for k, v in waiting.items() if k != "id"} | {"instructions": "changed"}
+    assert (await server.put("/v1/agents/w", json=changed)).status_code == 200
+
+    body = {"input": "again", "agent_version": "latest", "if_busy": "interrupt"}
+    seen = await read_stream(
+        server, "POST", "/v1/sessions/s5/runs", params={"stream": "true"}, json=body
+    )
+    types = [t for _, t in summary(seen)]
+    assert types[:3] == ["agent.drift", "run.queued", "run.started"], types
+    assert types[-1] == "run.finished"
+    [run_id] = {json.loads(e.data)["run_id"] for e in seen}
+    assert run_id != paused["id"]
+    # Nothing of the new run's is missing: the stream is its whole log.
+    log = (await server.get(f"/v1/runs/{run_id}/events")).json()["items"]
+    assert summary(seen) == [(e["id"], e["type"]) for e in log]
+    interrupted = (await server.get(f"/v1/runs/{paused['id']}/events")).json()["items"]
+    [asked] = [e["id"] for e in interrupted if e["type"] == "run.cancel_requested"]
+    assert asked < int(seen[0].id)  # the send wrote it first, and its stream leaves it out
 
 
 async def test_reconnect__last_event_id_or_after_gets_exactly_what_was_missed(

@@ -139,12 +139,13 @@ async def send_message(
         session_metadata=body.session_metadata,
     )
     async with engine.begin() as conn:
-        run, _created = await run_store.send(conn, command)
+        sent = await run_store.send(conn, command)
+    run = sent.run
     if stream:
-        return event_stream(
-            follow_events(engine, hub, run.tenant_id, run.session_id, after=0, run_id=run.id),
-            settings,
+        source = follow_events(
+            engine, hub, run.tenant_id, run.session_id, after=0, run_id=run.id, written=sent.events
         )
+        return event_stream(source, settings)
     if wait:
         run = await wait_for_rest(engine, run, min(wait, settings.max_wait_s))
     response.status_code = 200 if run.status in SETTLED_OR_PAUSED else 202
