@@ -17,13 +17,13 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import errors
+from app.domain.agent import AgentDefinition
 from app.domain.arguments import SchemaUnusable, argument_errors
 from app.domain.principal import Principal
 from app.domain.run import ApprovalStatus, CallStatus, RunStatus
-from app.store import agents as agent_store
 from app.store import events, keys
 from app.store.cursors import decode_cursor, encode_cursor
-from app.store.tables import approvals, runs, sessions, tool_calls
+from app.store.tables import agent_versions, approvals, runs, sessions, tool_calls
 
 
 @dataclass(frozen=True)
@@ -101,27 +101,53 @@ async def decide(
         ApprovalNotFound, ApprovalAlreadyDecided, ApprovalOrphaned (withdrawn earlier),
         ApprovalArgumentsInvalid (nothing changes: it stays pending).
     """
-    record = await get_approval(conn, tenant_id, approval_id)
+    # The run first (the lock order), with what the decision checks against: its status,
+    # who started it and its agent version's definition.
     run = (
         await conn.execute(
             select(
-                runs.c.id,
                 runs.c.status,
-                runs.c.agent_version,
                 runs.c.created_by,
-                sessions.c.agent_id,
+                agent_versions.c.definition,
             )
-            .join(
-                sessions,
-                (sessions.c.tenant_id == runs.c.tenant_id) & (sessions.c.id == runs.c.session_id),
+            .select_from(
+                approvals.join(runs, runs.c.id == approvals.c.run_id)
+                .join(
+                    sessions,
+                    (sessions.c.tenant_id == runs.c.tenant_id)
+                    & (sessions.c.id == runs.c.session_id),
+                )
+                .join(
+                    agent_versions,
+                    (agent_versions.c.tenant_id == sessions.c.tenant_id)
+                    & (agent_versions.c.agent_id == sessions.c.agent_id)
+                    & (agent_versions.c.version == runs.c.agent_version),
+                )
             )
-            .where(runs.c.tenant_id == tenant_id, runs.c.id == record.run_id)
+            .where(approvals.c.tenant_id == tenant_id, approvals.c.id == approval_id)
             .with_for_update(of=runs)
         )
     ).first()
+    # Then the approval, with the call it gates (the call's row is only read).
     locked = (
-        await conn.execute(select(approvals).where(approvals.c.id == approval_id).with_for_update())
-    ).one()
+        await conn.execute(
+            select(
+                approvals,
+                tool_calls.c.status.label("call_status"),
+                tool_calls.c.approval_id.label("call_approval_id"),
+            )
+            .outerjoin(
+                tool_calls,
+                (tool_calls.c.tenant_id == approvals.c.tenant_id)
+                & (tool_calls.c.session_id == approvals.c.session_id)
+                & (tool_calls.c.tool_call_id == approvals.c.tool_call_id),
+            )
+            .where(approvals.c.tenant_id == tenant_id, approvals.c.id == approval_id)
+            .with_for_update(of=approvals)
+        )
+    ).first()
+    if locked is None:
+        raise errors.ApprovalNotFound(f"no approval {approval_id}", approval_id=str(approval_id))
     record = ApprovalRecord.from_row(locked)
     if record.status is ApprovalStatus.ORPHANED:
         raise errors.ApprovalOrphaned(
@@ -136,27 +162,17 @@ async def decide(
             approval_status=record.status.value,
             decision=record.decision,
         )
-    call = (
-        await conn.execute(
-            select(tool_calls.c.status, tool_calls.c.approval_id).where(
-                tool_calls.c.tenant_id == tenant_id,
-                tool_calls.c.session_id == record.session_id,
-                tool_calls.c.tool_call_id == record.tool_call_id,
-            )
-        )
-    ).first()
     if (
         run is None
         or run.status != RunStatus.AWAITING_APPROVAL.value
-        or call is None
-        or call.approval_id != record.id
-        or call.status != CallStatus.PENDING
+        or locked.call_approval_id != record.id
+        or locked.call_status != CallStatus.PENDING
     ):
         [orphaned] = await _set_status(conn, [approval_id], ApprovalStatus.ORPHANED, None)
         return orphaned, True
 
-    agent = await agent_store.get_agent(conn, tenant_id, run.agent_id, run.agent_version)
-    tool = agent.definition.tool(record.tool)
+    definition = AgentDefinition.model_validate(run.definition)
+    tool = definition.tool(record.tool)
     if (
         tool is not None
         and tool.approval.distinct_approver
