@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.domain.run import TERMINAL, UNSETTLED, CheckpointWrite, Message, RunStatus
 from app.errors import LeaseLost, ResultAlreadyRecorded
-from app.store.events import appending, encode, of_checkpoint
+from app.store.events import appending_one_session, encode, of_checkpoint
 from app.store.tables import sql_list
 
 
@@ -131,7 +131,7 @@ WITH fence AS (
                 ELSE e.value -> 'data' END AS data,
            e.ordinality AS ord
       FROM fence f, jsonb_array_elements(%(events)s::jsonb) WITH ORDINALITY AS e
-), {appending("evs")}
+), {appending_one_session("evs", "%(event_count)s::bigint")}
 SELECT (SELECT count(*) FROM fence) AS fenced, (SELECT count(*) FROM settled) AS settled
 """)  # noqa: S608 (composed of constants only)
 
@@ -251,6 +251,7 @@ def _lost(fenced: FencedWrite, row: tuple[int, int] | None) -> LeaseLost | None:
 
 
 def _checkpoint_params(run_id: UUID, token: int, write: CheckpointWrite) -> dict[str, Any]:
+    happened = of_checkpoint(write)
     return {
         "run_id": run_id,
         "token": token,
@@ -303,7 +304,8 @@ def _checkpoint_params(run_id: UUID, token: int, write: CheckpointWrite) -> dict
                 for s in write.settlements
             ]
         ),
-        "events": encode(of_checkpoint(write)),
+        "events": encode(happened),
+        "event_count": len(happened),
         "approvals": _json(
             [
                 {
