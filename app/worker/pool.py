@@ -219,8 +219,10 @@ class WorkerPool:
         # (benchmarks/slow_models.py: 850 runs in flight of 1,000; with it, 950-1,000).
         self.claim_engine = create_engine(self.url, settings, pool_size=1)
         # Hand-backs of runs given up get theirs too: the run pool having no connection
-        # free may be why they were given up. It connects on first use.
-        self.release_engine = create_engine(self.url, settings, pool_size=1)
+        # free may be why they were given up. It connects on first use. Runs are given up
+        # together (the database went away under a burst of saves), so their hand-backs
+        # wait their turn at a gate of their own, however long, as saves do.
+        self.release = ConnectionGate(create_engine(self.url, settings, pool_size=1), 1)
         # Token deltas of streaming models go out on one more, also made on first use.
         self.deltas = DeltaSender(create_engine(self.url, settings, pool_size=1))
         # What the operator grants (app/capabilities.py), checked again at each call; the
@@ -282,7 +284,7 @@ class WorkerPool:
         await self.engine.dispose()
         await self.heartbeat_engine.dispose()
         await self.claim_engine.dispose()
-        await self.release_engine.dispose()
+        await self.release.engine.dispose()
         await self.deltas.aclose()
         log.info("worker %s stopped", self.owner)
 
@@ -519,7 +521,7 @@ class WorkerPool:
     async def _give_back(self, control: RunControl) -> None:
         """Hand a run given up back at once (fenced), on the hand-back connection."""
         try:
-            async with self.release_engine.begin() as conn:
+            async with self.release.begin() as conn:
                 released = await leases.hand_back(
                     conn, run_id=control.run_id, token=control.lease_token
                 )

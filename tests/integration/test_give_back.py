@@ -146,8 +146,8 @@ async def test_hand_back_fails_too__the_lease_lapses_unrenewed(
         )
         run_id = await define_and_send(api, body, "pool-2")
         pool = WorkerPool(settings, concurrency=1)
-        await pool.release_engine.dispose()
-        pool.release_engine = create_engine("postgresql://u@127.0.0.1:1/x", settings, pool_size=1)
+        await pool.release.engine.dispose()
+        pool.release.engine = create_engine("postgresql://u@127.0.0.1:1/x", settings, pool_size=1)
         await pool.start()
         try:
             await asyncio.to_thread(tools.wait_for, labelled("a"))
@@ -181,6 +181,57 @@ async def test_hand_back_fails_too__the_lease_lapses_unrenewed(
     assert (row["status"], row["lease_owner"]) == ("running", pool.owner)
     assert "database unreachable" in caplog.text
     assert "handing it back failed too: database unreachable" in caplog.text
+
+
+async def test_runs_given_up_together__their_hand_backs_wait_their_turn(
+    api: httpx.AsyncClient, database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Three runs' saves fail at once (the run pool's database is gone) and all three are
+    handed back on the one hand-back connection. The first hand-back waits on a row lock
+    the test holds far past PERDURE_POOL_TIMEOUT_S, so the other two wait for the
+    connection as long: they wait their turn (as saves do at the gate) and every run is
+    handed back, none left to lapse for want of a connection."""
+    caplog.set_level(logging.INFO, logger="perdure.worker")
+    settings = make_settings(database_url, lease_ttl_s=10.0, heartbeat_s=1.0, pool_timeout_s=0.3)
+    labels = ("a", "b", "c")
+    with tool_server() as tools:
+        body = agent(
+            "h",
+            [calls(("fx", {"label": "x", "hold": True})), {"text": "done"}],
+            [http_tool("fx", tools.url)],
+        )
+        run_ids = []
+        for label in labels:
+            body["model"]["script"][0] = calls(("fx", {"label": label, "hold": True}))
+            run_ids.append(await define_and_send(api, {**body, "id": f"h{label}"}, f"h-{label}"))
+        pool = WorkerPool(settings, concurrency=3)
+        await pool.start()
+        try:
+            for label in labels:
+                await asyncio.to_thread(tools.wait_for, labelled(label))
+            locker = await psycopg.AsyncConnection.connect(libpq_url(database_url))
+            async with locker:
+                await locker.execute("SELECT 1 FROM runs WHERE id = ANY(%s) FOR UPDATE", (run_ids,))
+                reachable = pool.gate.engine
+                pool.gate.engine = create_engine("postgresql://u@127.0.0.1:1/x", settings)
+                tools.release()  # the three results' saves fail: the runs are given up
+
+                async def all_given_up() -> bool:
+                    return caplog.text.count("giving the run up") == len(labels)
+
+                await until(all_given_up, timeout=15)
+                await asyncio.sleep(1.0)  # > the pool timeout: the hand-backs queue
+                await pool.gate.engine.dispose()
+                pool.gate.engine = reachable
+            # The lock is gone: the hand-backs are written, one after the other.
+            for run_id in run_ids:
+                await wait_status(api, run_id, {"finished"}, timeout=20)
+        finally:
+            await pool.stop()
+
+    assert "handing it back failed" not in caplog.text
+    assert caplog.text.count("handed back") == len(labels)
+    assert Counter(c.arguments["label"] for c in tools.calls) == dict.fromkeys(labels, 2)
 
 
 def test_unavailable_reason__pool_timeout_is_not_an_unreachable_database() -> None:

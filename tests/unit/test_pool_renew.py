@@ -19,7 +19,7 @@ from app.worker.pool import RunControl, WorkerPool
 async def close(pool: WorkerPool) -> None:
     """What `stop` releases, for a pool that never started."""
     await pool.http.aclose()
-    for engine in (pool.engine, pool.heartbeat_engine, pool.claim_engine, pool.release_engine):
+    for engine in (pool.engine, pool.heartbeat_engine, pool.claim_engine, pool.release.engine):
         await engine.dispose()
 
 
