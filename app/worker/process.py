@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from collections.abc import Callable
 
 from prometheus_client import start_http_server
 
@@ -37,4 +38,15 @@ async def serve_worker(settings: Settings) -> None:
 
 
 def run_worker_process(settings: Settings) -> None:
-    asyncio.run(serve_worker(settings))
+    with asyncio.Runner(loop_factory=event_loop_factory()) as runner:
+        runner.run(serve_worker(settings))
+
+
+def event_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop where it is installed (as uvicorn picks it for the API), else
+    asyncio's own."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
