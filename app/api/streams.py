@@ -167,11 +167,12 @@ async def follow_events(
     """
     run = str(run_id) if run_id is not None else None
     last = after
-    for record in written:
-        if run_id is None or record.run_id == run_id:
-            last = record.id
-            yield sse_of(record)
+    # Watching first: token deltas sent while `written` goes out are kept for the client.
     with hub.watching(tenant_id, session_id) as watch:
+        for record in written:
+            if run_id is None or record.run_id == run_id:
+                last = record.id
+                yield sse_of(record)
         checked_end = run_id is None
         while True:
             watch.wake.clear()  # before the read: a notification during it is not lost

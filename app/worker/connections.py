@@ -34,9 +34,14 @@ class ConnectionGate:
         *,
         slow_s: float = 1.0,
         report_every_s: float = 10.0,
+        what: str = "the run pool's",
+        hint: str = "A burst, or PERDURE_POOL_SIZE too small for PERDURE_WORKER_CONCURRENCY",
     ) -> None:
         self.engine = engine
         self.size = size
+        # Whose connections these are, and the likely cause of a queue, for the log line.
+        self.what = what
+        self.hint = hint
         self._free = asyncio.Semaphore(size)
         # How long a wait is worth a log line, and how often at most one is written: a
         # burst makes thousands of slow waits, the operator needs one line about them.
@@ -81,15 +86,16 @@ class ConnectionGate:
         if now - self._reported_at < self.report_every_s:
             return
         log.warning(
-            "no connection free: %d checkouts waited over %gs for one of the run pool's "
-            "%d connections (longest %.1fs, %d waiting now); they wait their turn, "
-            "nothing is given up. A burst, or PERDURE_POOL_SIZE too small for "
-            "PERDURE_WORKER_CONCURRENCY",
+            "no connection free: %d checkouts waited over %gs for one of %s %d "
+            "connections (longest %.1fs, %d waiting now); they wait their turn, nothing "
+            "is given up. %s",
             self._slow_since_report,
             self.slow_s,
+            self.what,
             self.size,
             self._longest_since_report,
             self.waiting,
+            self.hint,
         )
         self._reported_at = now
         self._slow_since_report = 0

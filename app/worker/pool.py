@@ -222,7 +222,12 @@ class WorkerPool:
         # free may be why they were given up. It connects on first use. Runs are given up
         # together (the database went away under a burst of saves), so their hand-backs
         # wait their turn at a gate of their own, however long, as saves do.
-        self.release = ConnectionGate(create_engine(self.url, settings, pool_size=1), 1)
+        self.release = ConnectionGate(
+            create_engine(self.url, settings, pool_size=1),
+            1,
+            what="the hand-back",
+            hint="Runs given up together (is the database reachable?)",
+        )
         # Token deltas of streaming models go out on one more, also made on first use.
         self.deltas = DeltaSender(create_engine(self.url, settings, pool_size=1))
         # What the operator grants (app/capabilities.py), checked again at each call; the
@@ -521,10 +526,19 @@ class WorkerPool:
     async def _give_back(self, control: RunControl) -> None:
         """Hand a run given up back at once (fenced), on the hand-back connection."""
         try:
-            async with self.release.begin() as conn:
+            # At most a lease's time in all: the heartbeat renews the run's lease while it
+            # waits here, and a run that cannot be handed back must lapse instead.
+            async with asyncio.timeout(self.settings.lease_ttl_s), self.release.begin() as conn:
                 released = await leases.hand_back(
                     conn, run_id=control.run_id, token=control.lease_token
                 )
+        except TimeoutError:
+            log.warning(
+                "run %s: handing it back took over a lease's time (%gs); its lease will lapse",
+                control.run_id,
+                self.settings.lease_ttl_s,
+            )
+            return
         except DATABASE_UNAVAILABLE as exc:
             log.warning(
                 "run %s: handing it back failed too: %s; its lease will lapse",
