@@ -111,7 +111,10 @@ async def decide(
                 agent_versions.c.definition,
             )
             .select_from(
-                approvals.join(runs, runs.c.id == approvals.c.run_id)
+                approvals.join(
+                    runs,
+                    (runs.c.tenant_id == approvals.c.tenant_id) & (runs.c.id == approvals.c.run_id),
+                )
                 .join(
                     sessions,
                     (sessions.c.tenant_id == runs.c.tenant_id)

@@ -41,7 +41,6 @@ from app.domain.run import ACTIVE, PAUSED, TERMINAL, UNSETTLED, RunStatus
 from app.store import agents as agent_store
 from app.store import approvals as approval_store
 from app.store import children, events
-from app.store.agents import AgentVersion
 from app.store.cursors import decode_cursor
 from app.store.listing import TimeRange, metadata_contains, page
 from app.store.notify import NOTIFY
@@ -233,7 +232,7 @@ def lock_session(tenant_id: str, session_id: str) -> Select[tuple[Any, ...]]:
 
 async def _lock_session(
     conn: AsyncConnection, command: SendCommand
-) -> tuple[Row[Any], AgentVersion | None]:
+) -> tuple[Row[Any], agent_store.AgentVersion | None]:
     """Lock the session row (creating the session on first use): sends to it serialise
     here. Returns the row, and the agent version a session this send created was given."""
     query = lock_session(command.tenant_id, command.session_id)
@@ -262,7 +261,8 @@ async def _lock_session(
         ).first()
         if row is None:
             # A concurrent first send created it first (and has committed): lock that one.
-            row, created = (await conn.execute(query)).one(), None
+            row = (await conn.execute(query)).one()
+            created = None
     if command.agent_id is not None and command.agent_id != row.agent_id:
         raise errors.SessionAgentMismatch(
             f"session {command.session_id!r} belongs to agent {row.agent_id!r}",
@@ -274,12 +274,10 @@ async def _lock_session(
 
 @dataclass(frozen=True)
 class Sent:
-    """What a send did: its run (the first one, for a redelivered request), whether it
-    made it now, and the run's events it wrote, all of them so far (none for a
-    redelivery)."""
+    """What a send did: its run (the first one, for a redelivered request) and the run's
+    events it wrote, all of them so far (none for a redelivery: it wrote nothing)."""
 
     run: RunRecord
-    created: bool
     events: list[events.EventRecord]
 
 
@@ -292,12 +290,12 @@ async def send(conn: AsyncConnection, command: SendCommand) -> Sent:
     if command.idempotency_key is not None:
         existing = await _by_idempotency_key(conn, command)
         if existing is not None:
-            return Sent(existing, False, [])
-    session, created = await _lock_session(conn, command)
+            return Sent(existing, [])
+    session, chosen = await _lock_session(conn, command)
     if command.idempotency_key is not None:
         existing = await _by_idempotency_key(conn, command)
         if existing is not None:
-            return Sent(existing, False, [])
+            return Sent(existing, [])
 
     active = await _active_runs(conn, command.tenant_id, command.session_id)
     paused = [r for r in active if r.status is RunStatus.AWAITING_APPROVAL]
@@ -338,9 +336,9 @@ async def send(conn: AsyncConnection, command: SendCommand) -> Sent:
             .returning(sessions.c.run_count)
         )
     ).scalar_one()
-    if created is None or created.version != version:
-        created = await agent_store.get_agent(conn, command.tenant_id, session.agent_id, version)
-    agent = created.definition
+    if chosen is None or chosen.version != version:
+        chosen = await agent_store.get_agent(conn, command.tenant_id, session.agent_id, version)
+    agent = chosen.definition
     max_steps = command.max_steps if command.max_steps is not None else agent.max_steps
     budget = await _budgets(conn, command, session, agent)
     row = (
@@ -376,7 +374,7 @@ async def send(conn: AsyncConnection, command: SendCommand) -> Sent:
     written = await events.emit(
         conn, command.tenant_id, command.session_id, row.id, *mine, wake_workers=True
     )
-    return Sent(RunRecord.from_row(row), True, written)
+    return Sent(RunRecord.from_row(row), written)
 
 
 async def _budgets(
