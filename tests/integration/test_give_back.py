@@ -195,15 +195,11 @@ async def test_runs_given_up_together__their_hand_backs_wait_their_turn(
     settings = make_settings(database_url, lease_ttl_s=10.0, heartbeat_s=1.0, pool_timeout_s=0.3)
     labels = ("a", "b", "c")
     with tool_server() as tools:
-        body = agent(
-            "h",
-            [calls(("fx", {"label": "x", "hold": True})), {"text": "done"}],
-            [http_tool("fx", tools.url)],
-        )
         run_ids = []
         for label in labels:
-            body["model"]["script"][0] = calls(("fx", {"label": label, "hold": True}))
-            run_ids.append(await define_and_send(api, {**body, "id": f"h{label}"}, f"h-{label}"))
+            script = [calls(("fx", {"label": label, "hold": True})), {"text": "done"}]
+            body = agent(f"h{label}", script, [http_tool("fx", tools.url)])
+            run_ids.append(await define_and_send(api, body, f"h-{label}"))
         pool = WorkerPool(settings, concurrency=3)
         await pool.start()
         try:
