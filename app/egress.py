@@ -18,8 +18,9 @@ a proxy would make the connection itself, past the rule); certificate variables
 from __future__ import annotations
 
 import socket
+import ssl
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 
 import anyio
 import httpcore
@@ -138,17 +139,91 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
     """
 
     def __init__(
-        self, egress: Egress, *, resolver: Resolver = resolve, max_connections: int = 100
+        self,
+        egress: Egress,
+        *,
+        resolver: Resolver = resolve,
+        max_connections: int = 100,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
-        super().__init__(trust_env=True)  # SSL_CERT_FILE / SSL_CERT_DIR
-        limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=20)
+        # SSL_CERT_FILE / SSL_CERT_DIR apply. A context loads the CA bundle (tens of
+        # milliseconds): the shards of one client share theirs.
+        context = ssl_context or httpx.create_ssl_context(trust_env=True)
+        # The pool it makes is dropped at once (it opens no connection before a request).
+        super().__init__(verify=context)
         self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=True),
-            max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
+            ssl_context=context,
+            max_connections=max_connections,
+            # All of them: httpcore 1.0.9 closes an idle connection whenever the pool
+            # holds more connections *in all* than this (encode/httpcore#1035), so with
+            # httpx's default of 20 nearly every call past the twentieth in flight
+            # opened a new connection (and, to a provider, a new TLS handshake).
+            max_keepalive_connections=max_connections,
+            keepalive_expiry=httpx.Limits(max_connections=None).keepalive_expiry,
             network_backend=GuardedBackend(egress, resolver=resolver),
         )
+
+
+class ShardedTransport(httpx.AsyncBaseTransport):
+    """Requests spread over several transports, each to the one with the fewest in flight.
+
+    httpcore's pool walks all its connections (and all its waiting requests) whenever a
+    request starts or a response ends (encode/httpcore#1035, unmerged in 1.0.9): at a
+    thousand model calls in flight that walk was a fifth of a worker's CPU
+    (`benchmarks/slow_models.py`). Shards of a few dozen connections keep each walk
+    short, and the least loaded shard has a free connection as long as any has, so the
+    shards together queue no request that one pool of their total size would not.
+    """
+
+    def __init__(self, shards: list[httpx.AsyncBaseTransport]) -> None:
+        assert shards, "at least one transport"
+        self.shards = shards
+        self.in_flight = [0] * len(shards)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        shard = min(range(len(self.shards)), key=self.in_flight.__getitem__)
+        self.in_flight[shard] += 1
+        try:
+            response = await self.shards[shard].handle_async_request(request)
+        except BaseException:
+            self.in_flight[shard] -= 1
+            raise
+        # A request is in flight until its response is closed, as in httpcore's pool.
+        response.stream = _ReleasedOnClose(response.stream, self, shard)
+        return response
+
+    def _release(self, shard: int) -> None:
+        self.in_flight[shard] -= 1
+
+    async def aclose(self) -> None:
+        for shard in self.shards:
+            await shard.aclose()
+
+
+class _ReleasedOnClose(httpx.AsyncByteStream):
+    def __init__(self, stream: object, owner: ShardedTransport, shard: int) -> None:
+        assert isinstance(stream, httpx.AsyncByteStream)
+        self.stream = stream
+        self.owner = owner
+        self.shard = shard
+        self.released = False
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self.stream:
+            yield chunk
+
+    async def aclose(self) -> None:
+        try:
+            await self.stream.aclose()
+        finally:
+            if not self.released:
+                self.released = True
+                self.owner._release(self.shard)
+
+
+# Connections per shard of the worker's client: short walks, and few shards to choose
+# among at each request.
+SHARD_CONNECTIONS = 50
 
 
 def guarded_client(
@@ -156,12 +231,23 @@ def guarded_client(
 ) -> httpx.AsyncClient:
     """The HTTP client for tools and models: egress-checked, no redirects, no proxies.
 
-    `max_connections` bounds the connections open at once; a request beyond it waits in
-    httpcore's pool, whose bookkeeping costs grow with the number waiting (every request
-    that ends walks them all): a worker sizes it to the model calls it makes at once.
+    `max_connections` bounds the connections open at once, over shards of at most
+    `SHARD_CONNECTIONS` (`ShardedTransport`); a request beyond it waits in a shard's
+    pool: a worker sizes it to the model calls it makes at once.
     """
+    count = -(-max_connections // SHARD_CONNECTIONS)
+    context = httpx.create_ssl_context(trust_env=True)
+    shards: list[httpx.AsyncBaseTransport] = [
+        GuardedTransport(egress, resolver=resolver, max_connections=size, ssl_context=context)
+        for size in _split(max_connections, count)
+    ]
     return httpx.AsyncClient(
-        transport=GuardedTransport(egress, resolver=resolver, max_connections=max_connections),
+        transport=shards[0] if count == 1 else ShardedTransport(shards),
         follow_redirects=False,
         trust_env=False,
     )
+
+
+def _split(total: int, parts: int) -> list[int]:
+    """`total` in `parts` sizes that differ by one at most."""
+    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
