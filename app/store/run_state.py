@@ -5,21 +5,33 @@ Workers are tenant-blind: they name a run by its id, and take its tenant from th
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 from uuid import UUID
 
+import psycopg
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.domain.agent import AgentDefinition
 from app.domain.budget import Budget
 from app.domain.plan import is_node_turn
-from app.domain.run import ChildRun, Message, RunState, RunStatus, ToolCall, Usage
+from app.domain.run import (
+    UNSETTLED,
+    ChildRun,
+    Entry,
+    Message,
+    RunState,
+    RunStatus,
+    ToolCall,
+    Usage,
+)
+from app.store.checkpoint import compact, message_from_row
 from app.store.children import tree_usage
-from app.store.tables import agent_versions, runs, sessions
-from app.store.transcript import last_checkpoint_seq, load_entries
+from app.store.tables import runs, sql_list
+from app.store.transcript import call_from_row
 from app.store.usage import session_usage
 
 
@@ -35,45 +47,85 @@ class LoadedRun:
     parent_call_id: str | None = None
 
 
+# Everything a worker needs to continue runs, for many runs in one statement and one
+# round trip: a load was six (BEGIN, the run, its messages, its calls, its last
+# checkpoint, ROLLBACK), and under a thousand slow-model runs each of them waited its turn
+# in a busy event loop while it held one of the pool's connections. The transcript comes
+# aggregated, one row per run; the children are those of the session's unsettled calls
+# (agent tools' calls still waiting on their child run). Run on psycopg's connection, as
+# the checkpoint is.
+LOAD_RUNS = compact(f"""
+SELECT r.id, r.tenant_id, r.session_id, r.input, r.input_seq, r.steps, r.max_steps,
+       r.usage, r.attempts, r.cancel_requested, r.trace_context, r.budget,
+       r.parent_run_id, r.parent_session_id, r.parent_call_id, r.depth,
+       s.budget AS session_budget, v.definition,
+       (SELECT coalesce(max(c.seq), 0) FROM checkpoints c
+         WHERE c.tenant_id = r.tenant_id AND c.session_id = r.session_id
+       ) AS last_checkpoint_seq,
+       (SELECT json_agg(json_build_array(m.seq, m.role, m.content) ORDER BY m.seq)
+          FROM messages m
+         WHERE m.tenant_id = r.tenant_id AND m.session_id = r.session_id
+       ) AS messages,
+       (SELECT json_agg(json_build_object(
+                 'tool_call_id', t.tool_call_id, 'seq', t.seq, 'message_seq', t.message_seq,
+                 'idx', t.idx, 'name', t.name, 'arguments', t.arguments, 'status', t.status,
+                 'result', t.result, 'approval_id', t.approval_id,
+                 'provider_call_id', t.provider_call_id, 'approval_status', a.status,
+                 'approval_decision', a.decision, 'client_output', o.output,
+                 'client_is_error', o.is_error) ORDER BY t.seq)
+          FROM tool_calls t
+          LEFT JOIN approvals a ON a.id = t.approval_id
+          LEFT JOIN tool_outputs o
+            ON o.tenant_id = t.tenant_id AND o.session_id = t.session_id
+           AND o.tool_call_id = t.tool_call_id
+         WHERE t.tenant_id = r.tenant_id AND t.session_id = r.session_id
+       ) AS calls,
+       (SELECT json_agg(json_build_array(k.id, k.session_id, k.status, k.output,
+                 k.finish_reason, k.last_error, k.parent_call_id, k.usage))
+          FROM runs k
+         WHERE k.tenant_id = r.tenant_id AND k.parent_session_id = r.session_id
+           AND k.parent_call_id IN (
+               SELECT t.tool_call_id FROM tool_calls t
+                WHERE t.tenant_id = r.tenant_id AND t.session_id = r.session_id
+                  AND t.status IN {sql_list(UNSETTLED)})
+       ) AS children
+  FROM runs r
+  JOIN sessions s ON s.tenant_id = r.tenant_id AND s.id = r.session_id
+  JOIN agent_versions v
+    ON v.tenant_id = s.tenant_id AND v.agent_id = s.agent_id AND v.version = r.agent_version
+ WHERE r.id = ANY(%(run_ids)s)
+""")  # noqa: S608 (constants only)
+
+
 async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
     """Everything a worker needs to continue a run; None if the run is gone."""
-    row = (
-        await conn.execute(
-            select(
-                runs.c.id,
-                runs.c.tenant_id,
-                runs.c.session_id,
-                runs.c.input,
-                runs.c.input_seq,
-                runs.c.steps,
-                runs.c.max_steps,
-                runs.c.usage,
-                runs.c.attempts,
-                runs.c.cancel_requested,
-                runs.c.trace_context,
-                runs.c.budget,
-                runs.c.parent_run_id,
-                runs.c.parent_session_id,
-                runs.c.parent_call_id,
-                runs.c.depth,
-                sessions.c.budget.label("session_budget"),
-                agent_versions.c.definition,
-            )
-            .join(
-                sessions,
-                (sessions.c.tenant_id == runs.c.tenant_id) & (sessions.c.id == runs.c.session_id),
-            )
-            .join(
-                agent_versions,
-                (agent_versions.c.tenant_id == sessions.c.tenant_id)
-                & (agent_versions.c.agent_id == sessions.c.agent_id)
-                & (agent_versions.c.version == runs.c.agent_version),
-            )
-            .where(runs.c.id == run_id)
-        )
-    ).first()
-    if row is None:
-        return None
+    loaded = (await load_runs(conn, [run_id])).get(run_id)
+    if isinstance(loaded, Exception):
+        raise loaded
+    return loaded
+
+
+async def load_runs(
+    conn: AsyncConnection, run_ids: Sequence[UUID]
+) -> dict[UUID, LoadedRun | Exception]:
+    """Each run that still exists, loaded, or what loading it alone raised (a definition
+    that no longer parses, say): one run's trouble is not the others'."""
+    raw = await conn.get_raw_connection()
+    driver: psycopg.AsyncConnection[Any] = raw.driver_connection  # type: ignore[assignment]
+    cursor = await driver.execute(LOAD_RUNS, {"run_ids": list(run_ids)})
+    rows = await cursor.fetchall()
+    columns = [c.name for c in cursor.description or ()]
+    out: dict[UUID, LoadedRun | Exception] = {}
+    for values in rows:
+        row = SimpleNamespace(**dict(zip(columns, values, strict=True)))
+        try:
+            out[row.id] = await _loaded(conn, row)
+        except Exception as error:  # that run's outcome, not the batch's
+            out[row.id] = error
+    return out
+
+
+async def _loaded(conn: AsyncConnection, row: SimpleNamespace) -> LoadedRun:
     agent = AgentDefinition.model_validate(row.definition)
     session_budget = agent.session_budget.merged(session_override(row.session_budget))
     # The session's other runs only matter under a session budget: no query otherwise.
@@ -82,7 +134,9 @@ async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
         if session_budget.limits()
         else Usage()
     )
-    entries = await load_entries(conn, row.tenant_id, row.session_id)
+    entries: list[Entry] = [message_from_row(*m) for m in row.messages or ()]
+    entries.extend(call_from_row(SimpleNamespace(**c)) for c in row.calls or ())
+    entries.sort(key=lambda e: e.seq)
     next_seq = entries[-1].seq + 1 if entries else 1
     # A planner's node turns are not model calls: they do not move the script on.
     position = sum(
@@ -102,7 +156,7 @@ async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
         attempts=row.attempts,
         entries=entries,
         next_seq=next_seq,
-        next_checkpoint_seq=await last_checkpoint_seq(conn, row.tenant_id, row.session_id) + 1,
+        next_checkpoint_seq=row.last_checkpoint_seq + 1,
         position=position,
         budget=Budget.model_validate(row.budget or {}),
         session_budget=session_budget,
@@ -110,7 +164,10 @@ async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
         parent_session_id=row.parent_session_id,
         depth=row.depth,
     )
-    await _attach_children(conn, state)
+    # The statement found them for these calls alone (the unsettled ones).
+    pending = {call.id: call for call in state.calls.values() if not call.settled}
+    for run_id, *child in row.children or ():
+        pending[child[5]].child = _child(UUID(run_id), *child)
     if state.budget.limits():
         # Its children's spend counts toward its budget (no query without one).
         tree = (await tree_usage(conn, row.tenant_id, [row.id])).get(row.id, state.usage)
@@ -123,12 +180,6 @@ async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
         parent_run_id=row.parent_run_id,
         parent_call_id=row.parent_call_id,
     )
-
-
-async def _attach_children(conn: AsyncConnection, state: RunState) -> None:
-    """The child runs of the unsettled calls (agent tools' calls), on them: the last
-    turn's, and a planner's node calls of earlier turns still running."""
-    await attach_children(conn, state.tenant_id, state.session_id, state.calls.values())
 
 
 async def attach_children(
@@ -155,15 +206,32 @@ async def attach_children(
         )
     )
     for r in rows:
-        pending[r.parent_call_id].child = ChildRun(
+        pending[r.parent_call_id].child = _child(
             r.id,
             r.session_id,
-            RunStatus(r.status),
+            r.status,
             r.output,
             r.finish_reason,
             r.last_error,
+            r.parent_call_id,
             r.usage,
         )
+
+
+def _child(
+    run_id: UUID,
+    session_id: str,
+    status: str,
+    output: str | None,
+    finish_reason: str | None,
+    last_error: dict[str, Any] | None,
+    parent_call_id: str,
+    usage: dict[str, Any] | None,
+) -> ChildRun:
+    """A child run as its parent's call holds it (the columns `LOAD_RUNS` and
+    `attach_children` read, in their order)."""
+    del parent_call_id  # the call it is attached to
+    return ChildRun(run_id, session_id, RunStatus(status), output, finish_reason, last_error, usage)
 
 
 def session_override(stored: dict[str, Any] | None) -> Budget | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 from sqlalchemy import Row, func, select
@@ -70,7 +71,8 @@ async def load_entries(
     return entries[:limit] if limit is not None else entries
 
 
-def call_from_row(r: Row[Any]) -> ToolCall:
+def call_from_row(r: Row[Any] | SimpleNamespace) -> ToolCall:
+    """A stored call, from a row of `tool_calls` (or the same names, aggregated)."""
     approval_status = getattr(r, "approval_status", None)
     return ToolCall(
         id=r.tool_call_id,
@@ -87,7 +89,7 @@ def call_from_row(r: Row[Any]) -> ToolCall:
     )
 
 
-def _client_output(r: Row[Any]) -> ClientOutput | None:
+def _client_output(r: Row[Any] | SimpleNamespace) -> ClientOutput | None:
     is_error = getattr(r, "client_is_error", None)
     if is_error is None:  # no output posted (or not loaded by this query)
         return None

@@ -42,6 +42,7 @@ from app.telemetry import logs, metrics, tracing
 from app.tools.dispatch import ToolDispatcher
 from app.tools.http_tool import HttpTools
 from app.worker import housekeeping
+from app.worker.batches import BatchQueue
 from app.worker.connections import ConnectionGate
 from app.worker.deltas import DeltaSender
 from app.worker.firing import fire_schedules
@@ -198,6 +199,13 @@ class FencedJournal:
             faults.point("after_message_commit")
 
 
+async def _load_batch(
+    conn: AsyncConnection, run_ids: list[UUID]
+) -> list[run_state.LoadedRun | Exception | None]:
+    loaded = await run_state.load_runs(conn, run_ids)
+    return [loaded.get(run_id) for run_id in run_ids]  # None: deleted since its claim
+
+
 class WorkerPool:
     def __init__(
         self, settings: Settings, *, concurrency: int | None = None, owner: str | None = None
@@ -213,6 +221,13 @@ class WorkerPool:
         self.engine = create_engine(self.url, settings, pool_size=self.pool_size)
         self.gate = ConnectionGate(self.engine, self.pool_size)
         self.saves = SaveQueue(self.gate)
+        # Loads queue too, and one statement loads all that queued: a claim starts many
+        # runs at once, and a thousand slow-model runs' loads, one connection and six
+        # round trips each, kept the pool so busy that a run waited seconds to start
+        # (benchmarks/slow_models.py).
+        self.loads: BatchQueue[UUID, run_state.LoadedRun | None] = BatchQueue(
+            self.gate, _load_batch, name="loads"
+        )
         self.heartbeat_engine = create_engine(self.url, settings, pool_size=1)
         # Claims get theirs too: behind a queue of saves and loads at the gate, a claim
         # waited seconds, and the slots its runs had freed stayed empty meanwhile
@@ -442,8 +457,7 @@ class WorkerPool:
         if previous is not None:
             await asyncio.gather(previous, return_exceptions=True)
         try:
-            async with self.gate.connect() as conn:
-                loaded = await run_state.load_run(conn, run_id)
+            loaded = await self.loads.submit(run_id)
             if loaded is None:
                 return  # deleted between the claim and now
             with tracing.span(
