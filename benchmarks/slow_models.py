@@ -146,6 +146,34 @@ class Sampler(threading.Thread):
                     last = beat
 
 
+# Each run's phases on the database's clock: its claim (`run.started`), the save of its
+# input (checkpoint 1: taken with the run's load, then a wait in the save queue), the
+# save of its answered turn (checkpoint 2: the model's 1-5 s and that save, which ends it).
+# A checkpoint's `saved_at` is its transaction's start, so a wait for the connection is
+# in the phase before it, and the commit in the phase after.
+PHASES = """
+WITH t AS (
+  SELECT r.created_at AS queued,
+         (SELECT min(e.created_at) FROM events e
+           WHERE (e.tenant_id, e.session_id) = (r.tenant_id, r.session_id)
+             AND e.type = 'run.started') AS claimed,
+         (SELECT c.saved_at FROM checkpoints c
+           WHERE (c.tenant_id, c.session_id, c.seq) = (r.tenant_id, r.session_id, 1)) AS input_saved,
+         (SELECT c.saved_at FROM checkpoints c
+           WHERE (c.tenant_id, c.session_id, c.seq) = (r.tenant_id, r.session_id, 2)) AS turn_saved
+    FROM runs r WHERE r.status = 'finished'
+), d AS (
+  SELECT 'claimed -> input saved' AS phase, 1 AS o, input_saved - claimed AS span FROM t
+  UNION ALL SELECT 'input saved -> turn saved (model)', 2, turn_saved - input_saved FROM t
+)
+SELECT phase,
+       1000 * avg(extract(epoch FROM span)),
+       1000 * percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM span)),
+       1000 * percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM span))
+  FROM d GROUP BY phase, o ORDER BY o
+"""
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
@@ -197,6 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                             "SELECT extract(epoch FROM finished_at) FROM runs ORDER BY finished_at"
                         ).fetchall()
                     ]
+                    phases = conn.execute(PHASES).fetchall()
                 sampler.stop.set()
                 sampler.join()
             fleet.stop()
@@ -226,6 +255,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"p50 {percentile(late, 0.5):.2f} s, p99 {percentile(late, 0.99):.2f} s, "
         f"max {max(late, default=0.0):.2f} s (target p99 < 1 s)"
     )
+    print("  a run's time in its slot, mean (p50 / p99) in ms; the model alone takes 3,000 on average:")
+    for name, *figures in phases:
+        print(f"    {name:<34} " + "{:,.0f} ({:,.0f} / {:,.0f})".format(*figures))
     print(f"  database connections held by the worker: at most {sampler.connections}")
     print(
         f"  RSS: idle {idle_mb:.0f} MB, {peak_mb:.0f} MB with {peak_runs} runs in flight: "
