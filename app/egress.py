@@ -167,12 +167,13 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
 class ShardedTransport(httpx.AsyncBaseTransport):
     """Requests spread over several transports, each to the one with the fewest in flight.
 
-    httpcore's pool walks all its connections (and all its waiting requests) whenever a
-    request starts or a response ends (encode/httpcore#1035, unmerged in 1.0.9): at a
-    thousand model calls in flight that walk was a fifth of a worker's CPU
-    (`benchmarks/slow_models.py`). Shards of a few dozen connections keep each walk
-    short, and the least loaded shard has a free connection as long as any has, so the
-    shards together queue no request that one pool of their total size would not.
+    httpcore's pool walks all its connections whenever a request starts or a response
+    ends, and counts them all again for each idle one (encode/httpcore#1035, open in
+    1.0.9): at a thousand model calls in flight, in one pool or in shards of 50, that
+    was a fifth of a worker's CPU; in shards of 16, a twentieth
+    (`benchmarks/slow_models.py`). The least loaded shard has a free connection as long
+    as any has, so the shards together queue no request that one pool of their total
+    size would not.
     """
 
     def __init__(self, shards: list[httpx.AsyncBaseTransport]) -> None:
@@ -221,9 +222,9 @@ class _ReleasedOnClose(httpx.AsyncByteStream):
                 self.owner._release(self.shard)
 
 
-# Connections per shard of the worker's client: short walks, and few shards to choose
-# among at each request.
-SHARD_CONNECTIONS = 50
+# Connections per shard of the worker's client: a shard's walks cost its size squared,
+# and choosing a shard costs the number of shards (63 at a thousand connections).
+SHARD_CONNECTIONS = 16
 
 
 def guarded_client(

@@ -29,15 +29,26 @@ async def wave(client: httpx.AsyncClient, server: FakeServer, count: int) -> Non
     assert {(await call).status_code for call in calls} == {200}
 
 
-async def test_worker_client__keeps_forty_connections_alive_between_two_waves_of_forty() -> None:
+async def test_worker_transport__keeps_forty_connections_alive_between_two_waves_of_forty() -> None:
+    # One pool, as each shard of the worker's client is.
+    transport = GuardedTransport(Egress(), max_connections=50)
     with fake_server(None) as server:
         server.respond = ok
-        async with guarded_client(Egress(), max_connections=50) as client:
+        async with httpx.AsyncClient(transport=transport) as client:
             await wave(client, server, 40)
             await wave(client, server, 40)
     # httpx's default keeps 20 alive (and httpcore 1.0.9 counts every connection against
     # it): the second wave then opened 20 new ones.
     assert connections_used(server) == 40
+
+
+async def test_worker_client__many_calls_at_once_reuse_their_connections() -> None:
+    with fake_server(None) as server:
+        server.respond = ok
+        async with guarded_client(Egress(), max_connections=100) as client:
+            for _ in range(3):
+                await wave(client, server, 60)
+    assert connections_used(server) == 60
 
 
 async def test_sharded_transport__each_request_goes_where_a_connection_is_free() -> None:
