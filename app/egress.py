@@ -17,6 +17,7 @@ a proxy would make the connection itself, past the rule); certificate variables
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import ssl
 import time
@@ -173,7 +174,10 @@ class ShardedTransport(httpx.AsyncBaseTransport):
     was a fifth of a worker's CPU; in shards of 16, a twentieth
     (`benchmarks/slow_models.py`). The least loaded shard has a free connection as long
     as any has, so the shards together queue no request that one pool of their total
-    size would not.
+    size would not. The choice ignores the request's host: with calls to several hosts
+    at once, a shard may open a connection to a host another shard holds idle. A
+    worker's calls at volume go to its few model providers, so that costs a handshake
+    now and then, and a request never waits for it.
     """
 
     def __init__(self, shards: list[httpx.AsyncBaseTransport]) -> None:
@@ -197,8 +201,11 @@ class ShardedTransport(httpx.AsyncBaseTransport):
         self.in_flight[shard] -= 1
 
     async def aclose(self) -> None:
-        for shard in self.shards:
-            await shard.aclose()
+        # Every shard, even after one failed to close.
+        closed = await asyncio.gather(*(s.aclose() for s in self.shards), return_exceptions=True)
+        for outcome in closed:
+            if isinstance(outcome, BaseException):
+                raise outcome
 
 
 class _ReleasedOnClose(httpx.AsyncByteStream):
@@ -236,6 +243,8 @@ def guarded_client(
     `SHARD_CONNECTIONS` (`ShardedTransport`); a request beyond it waits in a shard's
     pool: a worker sizes it to the model calls it makes at once.
     """
+    if max_connections < 1:
+        raise ValueError("the worker's HTTP client needs at least one connection")
     count = -(-max_connections // SHARD_CONNECTIONS)
     context = httpx.create_ssl_context(trust_env=True)
     shards: list[httpx.AsyncBaseTransport] = [

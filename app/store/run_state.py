@@ -13,6 +13,7 @@ from uuid import UUID
 
 import psycopg
 from sqlalchemy import select
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.domain.agent import AgentDefinition
@@ -108,20 +109,57 @@ async def load_run(conn: AsyncConnection, run_id: UUID) -> LoadedRun | None:
 async def load_runs(
     conn: AsyncConnection, run_ids: Sequence[UUID]
 ) -> dict[UUID, LoadedRun | Exception]:
-    """Each run that still exists, loaded, or what loading it alone raised (a definition
-    that no longer parses, say): one run's trouble is not the others'."""
+    """Each run that still exists, loaded, or what loading it alone met: one run's
+    trouble is not the others'.
+
+    A statement the database refuses for all of them (one run's rows too big to
+    aggregate, a timeout) is made again run by run, as a batch of saves is, so only that
+    run fails. A connection that broke raises: it fails every load of the batch, and the
+    caller gives those runs up. The same goes for a database error in a budgeted run's
+    follow-up queries, which share the connection: it is the connection's trouble, not
+    the run's.
+    """
     raw = await conn.get_raw_connection()
     driver: psycopg.AsyncConnection[Any] = raw.driver_connection  # type: ignore[assignment]
-    cursor = await driver.execute(LOAD_RUNS, {"run_ids": list(run_ids)})
-    rows = await cursor.fetchall()
-    columns = [c.name for c in cursor.description or ()]
+    try:
+        rows = await _load_rows(driver, run_ids)
+    except psycopg.Error:
+        if driver.broken or driver.closed or len(run_ids) == 1:
+            raise
+        return await _load_one_by_one(conn, driver, run_ids)
     out: dict[UUID, LoadedRun | Exception] = {}
-    for values in rows:
-        row = SimpleNamespace(**dict(zip(columns, values, strict=True)))
+    for row in rows:
         try:
             out[row.id] = await _loaded(conn, row)
-        except Exception as error:  # that run's outcome, not the batch's
+        except (psycopg.Error, SQLAlchemyError):
+            raise
+        except Exception as error:  # a definition that no longer parses, say
             out[row.id] = error
+    return out
+
+
+async def _load_rows(
+    driver: psycopg.AsyncConnection[Any], run_ids: Sequence[UUID]
+) -> list[SimpleNamespace]:
+    cursor = await driver.execute(LOAD_RUNS, {"run_ids": list(run_ids)})
+    columns = [c.name for c in cursor.description or ()]
+    return [
+        SimpleNamespace(**dict(zip(columns, values, strict=True)))
+        for values in await cursor.fetchall()
+    ]
+
+
+async def _load_one_by_one(
+    conn: AsyncConnection, driver: psycopg.AsyncConnection[Any], run_ids: Sequence[UUID]
+) -> dict[UUID, LoadedRun | Exception]:
+    out: dict[UUID, LoadedRun | Exception] = {}
+    for run_id in run_ids:
+        try:
+            out.update(await load_runs(conn, [run_id]))
+        except psycopg.Error as error:
+            if driver.broken or driver.closed:
+                raise
+            out[run_id] = error
     return out
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from uuid import UUID, uuid4
 
 import httpx
+import psycopg
 import pytest
 from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -114,6 +115,18 @@ async def test_load__a_parent_waiting_on_its_child_has_the_child_on_its_call(
     assert call.child is not None
     assert call.child.session_id != "boss-1"
 
+    # Once the child answered, the call is settled: the load attaches no child to it.
+    child = await wait_status(live, str(call.child.run_id), {"awaiting_tool_results"})
+    [pending] = child["pending_tool_calls"]
+    posted = {"tool_call_id": pending["tool_call_id"], "output": "found"}
+    await live.post(f"/v1/runs/{child['id']}/tool-results", json={"results": [posted]})
+    await wait_status(live, run_id, {"finished"})
+    async with engine.connect() as conn:
+        finished = await loaded_as_read(conn, UUID(run_id))
+    [settled] = finished.state.calls.values()
+    assert settled.settled
+    assert settled.child is None
+
 
 async def test_load_queue__loads_queued_together_are_one_batch__a_run_that_cannot_load_fails_alone(
     engine: AsyncEngine, database_url: str
@@ -147,3 +160,24 @@ async def test_load_queue__loads_queued_together_are_one_batch__a_run_that_canno
     assert outcomes[-1] is None  # a run deleted since its claim
     loaded = [o for o in outcomes if isinstance(o, run_state.LoadedRun)]
     assert [o.state.run_id for o in loaded] == ids
+
+
+async def test_load__a_statement_refused_for_the_batch_is_made_again_run_by_run(
+    engine: AsyncEngine, database_url: str
+) -> None:
+    """The database refuses the batch's statement (here: a lock it may not wait for):
+    each run gets that refusal as its own outcome, and the connection still serves."""
+    ids = await make_runs(engine, sessions=3)
+    with pg.admin(database_url) as blocker:
+        blocker.execute("BEGIN")
+        blocker.execute("LOCK TABLE checkpoints IN ACCESS EXCLUSIVE MODE")
+        async with engine.connect() as raw:
+            conn = await raw.execution_options(isolation_level="AUTOCOMMIT")
+            await conn.exec_driver_sql("SET lock_timeout = '200ms'")
+            refused = await run_state.load_runs(conn, ids)
+            blocker.execute("ROLLBACK")
+            loaded = await run_state.load_runs(conn, ids)
+    assert list(refused) == ids
+    assert all(isinstance(o, psycopg.errors.LockNotAvailable) for o in refused.values())
+    assert sorted(loaded) == sorted(ids)
+    assert all(isinstance(o, run_state.LoadedRun) for o in loaded.values())

@@ -67,6 +67,11 @@ async def test_sharded_transport__each_request_goes_where_a_connection_is_free()
                 with pytest.raises(httpx.ConnectError):
                     await client.post(f"http://127.0.0.1:{refused}/x", json={})
             assert transport.in_flight == [0, 0]  # a failed request is no longer in flight
+            # A request is in flight until its response is closed, not until it returns.
+            async with client.stream("POST", f"{server.url}/x", json={}) as response:
+                assert response.status_code == 200
+                assert transport.in_flight == [1, 0]
+            assert transport.in_flight == [0, 0]
 
 
 def ok(seen: Seen) -> Reply:
