@@ -12,10 +12,10 @@ Containment: nothing a tool does may stop its worker.
   call (a cancelled run, a shutdown) still propagates: it arrives while we wait for the
   tool, never from the tool, which runs in a task or thread of its own.
 - `timeout_s` bounds a call. An async tool is cancelled; a sync one runs in a daemon
-  thread of its own, which Python cannot stop: it is abandoned (it may still finish,
-  side effect included) and the result says `timeout`. A thread of its own, not the
-  loop's default executor: abandoned threads must not use up the pool that DNS lookups
-  and other `to_thread` work share.
+  thread of the tools' own (`app/tools/threads.py`), which Python cannot stop: it is
+  abandoned (it may still finish, side effect included) and the result says `timeout`.
+  Not the loop's default executor: abandoned threads must not use up the pool that DNS
+  lookups and other `to_thread` work share.
 
 Not contained: `os._exit`, signals, a tool that blocks the event loop (a sync call inside
 an `async def`), or one that exhausts memory. Only deploy modules you trust.
@@ -28,7 +28,6 @@ import contextvars
 import importlib
 import inspect
 import sys
-import threading
 from collections.abc import Callable
 from contextlib import suppress
 from functools import lru_cache
@@ -37,6 +36,9 @@ from typing import Any
 from app.capabilities import Capabilities
 from app.domain.agent import PythonExecutor, ToolSpec
 from app.tools.base import ToolContext, ToolOutcome
+from app.tools.threads import ToolThreads
+
+_THREADS = ToolThreads()
 
 # What a tool produced: (True, its return value) or (False, what it raised).
 Settled = tuple[bool, Any]
@@ -151,8 +153,7 @@ async def _in_thread(
         with suppress(RuntimeError):
             loop.call_soon_threadsafe(deliver, outcome)
 
-    name = f"perdure-tool:{getattr(function, '__qualname__', 'tool')}"
-    threading.Thread(target=work, name=name, daemon=True).start()
+    _THREADS.run(work, name=f"perdure-tool:{getattr(function, '__qualname__', 'tool')}")
     try:
         return await asyncio.wait_for(asyncio.shield(settled), timeout=timeout_s)
     except TimeoutError:
