@@ -158,9 +158,11 @@ WITH t AS (
            WHERE (e.tenant_id, e.session_id) = (r.tenant_id, r.session_id)
              AND e.type = 'run.started') AS claimed,
          (SELECT c.saved_at FROM checkpoints c
-           WHERE (c.tenant_id, c.session_id, c.seq) = (r.tenant_id, r.session_id, 1)) AS input_saved,
+           WHERE (c.tenant_id, c.session_id, c.seq) = (r.tenant_id, r.session_id, 1)
+         ) AS input_saved,
          (SELECT c.saved_at FROM checkpoints c
-           WHERE (c.tenant_id, c.session_id, c.seq) = (r.tenant_id, r.session_id, 2)) AS turn_saved
+           WHERE (c.tenant_id, c.session_id, c.seq) = (r.tenant_id, r.session_id, 2)
+         ) AS turn_saved
     FROM runs r WHERE r.status = 'finished'
 ), d AS (
   SELECT 'claimed -> input saved' AS phase, 1 AS o, input_saved - claimed AS span FROM t
@@ -255,7 +257,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"p50 {percentile(late, 0.5):.2f} s, p99 {percentile(late, 0.99):.2f} s, "
         f"max {max(late, default=0.0):.2f} s (target p99 < 1 s)"
     )
-    print("  a run's time in its slot, mean (p50 / p99) in ms; the model alone takes 3,000 on average:")
+    print(
+        "  a run's time in its slot, mean (p50 / p99) in ms; "
+        "the model alone takes 3,000 on average:"
+    )
     for name, *figures in phases:
         print(f"    {name:<34} " + "{:,.0f} ({:,.0f} / {:,.0f})".format(*figures))
     print(f"  database connections held by the worker: at most {sampler.connections}")

@@ -138,7 +138,8 @@ async def _in_task(
 async def _in_thread(
     function: Callable[..., Any], args: tuple[Any, ...], timeout_s: float
 ) -> Settled | None:
-    """Run a sync function in a daemon thread of its own; None when it overran."""
+    """Run a sync function in a daemon thread of the tools' own (one call at a time on
+    it); None when it overran."""
     loop = asyncio.get_running_loop()
     settled: asyncio.Future[Settled] = loop.create_future()
     copied = contextvars.copy_context()

@@ -40,6 +40,8 @@ class ToolThreads:
     def _serve(self, job: Callable[[], None]) -> None:
         while True:
             job()
+            # Not kept while waiting: it holds its call's arguments, context and result.
+            del job
             with self._lock:
                 self._idle += 1
             while True:

@@ -33,8 +33,11 @@ def wait_until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
 def test_tool_threads__calls_one_after_another_reuse_one_thread() -> None:
     threads = ToolThreads(idle_s=5)
     first = run_and_wait(threads)
-    time.sleep(0.05)  # it is waiting for the next call
-    assert {run_and_wait(threads, f"t{i}") for i in range(20)} == {first}
+    ran_on = set()
+    for i in range(20):
+        wait_until(lambda: threads._idle == 1)  # it is waiting for the next call
+        ran_on.add(run_and_wait(threads, f"t{i}"))
+    assert ran_on == {first}
 
 
 def test_tool_threads__a_call_that_hangs_keeps_its_thread_and_the_next_gets_another() -> None:
