@@ -175,7 +175,7 @@ async def write_checkpoint(
 
 
 async def _write_one(conn: AsyncConnection, fenced: FencedWrite) -> None:
-    driver = await _driver(conn)
+    driver = await driver_of(conn)
     cursor = await driver.execute(CHECKPOINT, fenced.params)
     lost = _lost(fenced, await cursor.fetchone())
     if lost is not None:
@@ -198,7 +198,7 @@ async def write_checkpoints(
     statement that locks several runs uses (`leases.RENEW_LEASES`), so none of them can
     wait on each other in a cycle.
     """
-    driver = await _driver(conn)
+    driver = await driver_of(conn)
     if len(writes) > 1:
         try:
             return await _write_together(driver, writes)
@@ -230,7 +230,7 @@ async def _write_together(
     return [_lost(w, await cursors[i].fetchone()) for i, w in enumerate(writes)]
 
 
-async def _driver(conn: AsyncConnection) -> psycopg.AsyncConnection[Any]:
+async def driver_of(conn: AsyncConnection) -> psycopg.AsyncConnection[Any]:
     # The checkpoint runs on the driver connection (SQLAlchemy's per-execute work was a
     # fifth of the worker's CPU).
     raw = await conn.get_raw_connection()

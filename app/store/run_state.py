@@ -29,7 +29,7 @@ from app.domain.run import (
     ToolCall,
     Usage,
 )
-from app.store.checkpoint import compact, message_from_row
+from app.store.checkpoint import compact, driver_of, message_from_row
 from app.store.children import tree_usage
 from app.store.tables import runs, sql_list
 from app.store.transcript import call_from_row
@@ -81,8 +81,8 @@ SELECT r.id, r.tenant_id, r.session_id, r.input, r.input_seq, r.steps, r.max_ste
            AND o.tool_call_id = t.tool_call_id
          WHERE t.tenant_id = r.tenant_id AND t.session_id = r.session_id
        ) AS calls,
-       (SELECT json_agg(json_build_array(k.id, k.session_id, k.status, k.output,
-                 k.finish_reason, k.last_error, k.parent_call_id, k.usage))
+       (SELECT json_agg(json_build_array(k.parent_call_id, k.id, k.session_id, k.status,
+                 k.output, k.finish_reason, k.last_error, k.usage))
           FROM runs k
          WHERE k.tenant_id = r.tenant_id AND k.parent_session_id = r.session_id
            AND k.parent_call_id IN (
@@ -119,8 +119,7 @@ async def load_runs(
     follow-up queries, which share the connection: it is the connection's trouble, not
     the run's.
     """
-    raw = await conn.get_raw_connection()
-    driver: psycopg.AsyncConnection[Any] = raw.driver_connection  # type: ignore[assignment]
+    driver = await driver_of(conn)
     try:
         rows = await _load_rows(driver, run_ids)
     except psycopg.Error:
@@ -204,8 +203,8 @@ async def _loaded(conn: AsyncConnection, row: SimpleNamespace) -> LoadedRun:
     )
     # The statement found them for these calls alone (the unsettled ones).
     pending = {call.id: call for call in state.calls.values() if not call.settled}
-    for run_id, *child in row.children or ():
-        pending[child[5]].child = _child(UUID(run_id), *child)
+    for call_id, run_id, *child in row.children or ():
+        pending[call_id].child = _child(UUID(run_id), *child)
     if state.budget.limits():
         # Its children's spend counts toward its budget (no query without one).
         tree = (await tree_usage(conn, row.tenant_id, [row.id])).get(row.id, state.usage)
@@ -245,14 +244,7 @@ async def attach_children(
     )
     for r in rows:
         pending[r.parent_call_id].child = _child(
-            r.id,
-            r.session_id,
-            r.status,
-            r.output,
-            r.finish_reason,
-            r.last_error,
-            r.parent_call_id,
-            r.usage,
+            r.id, r.session_id, r.status, r.output, r.finish_reason, r.last_error, r.usage
         )
 
 
@@ -263,12 +255,10 @@ def _child(
     output: str | None,
     finish_reason: str | None,
     last_error: dict[str, Any] | None,
-    parent_call_id: str,
     usage: dict[str, Any] | None,
 ) -> ChildRun:
     """A child run as its parent's call holds it (the columns `LOAD_RUNS` and
     `attach_children` read, in their order)."""
-    del parent_call_id  # the call it is attached to
     return ChildRun(run_id, session_id, RunStatus(status), output, finish_reason, last_error, usage)
 
 
