@@ -160,7 +160,7 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
             # httpx's default of 20 nearly every call past the twentieth in flight
             # opened a new connection (and, to a provider, a new TLS handshake).
             max_keepalive_connections=max_connections,
-            keepalive_expiry=httpx.Limits(max_connections=None).keepalive_expiry,
+            keepalive_expiry=httpx.Limits().keepalive_expiry,
             network_backend=GuardedBackend(egress, resolver=resolver),
         )
 
@@ -194,7 +194,7 @@ class ShardedTransport(httpx.AsyncBaseTransport):
             self.in_flight[shard] -= 1
             raise
         # A request is in flight until its response is closed, as in httpcore's pool.
-        response.stream = _ReleasedOnClose(response.stream, self, shard)
+        response.stream = _ReleasedOnClose(response.stream, lambda: self._release(shard))
         return response
 
     def _release(self, shard: int) -> None:
@@ -209,12 +209,12 @@ class ShardedTransport(httpx.AsyncBaseTransport):
 
 
 class _ReleasedOnClose(httpx.AsyncByteStream):
-    def __init__(self, stream: object, owner: ShardedTransport, shard: int) -> None:
+    """A response body that calls `release` once, when it is closed."""
+
+    def __init__(self, stream: object, release: Callable[[], None]) -> None:
         assert isinstance(stream, httpx.AsyncByteStream)
         self.stream = stream
-        self.owner = owner
-        self.shard = shard
-        self.released = False
+        self.release: Callable[[], None] | None = release
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         async for chunk in self.stream:
@@ -224,9 +224,9 @@ class _ReleasedOnClose(httpx.AsyncByteStream):
         try:
             await self.stream.aclose()
         finally:
-            if not self.released:
-                self.released = True
-                self.owner._release(self.shard)
+            release, self.release = self.release, None
+            if release is not None:
+                release()
 
 
 # Connections per shard of the worker's client: a shard's walks cost its size squared,
