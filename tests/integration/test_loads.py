@@ -29,11 +29,11 @@ from tests import pg
 from tests.agents import agent, calls, python_tool
 from tests.conftest import wait_status
 from tests.integration.test_leases import DEFINITION, make_runs
+from tests.integration.test_subagents import agent_tool
+from tests.integration.test_tools import CLIENT
 from tests.support import define, queue, run_to_rest
 
 pytestmark = pytest.mark.timeout(60)
-
-CLIENT = {"name": "lookup", "input_schema": {"type": "object"}, "executor": {"type": "client"}}
 
 
 async def loaded_as_read(conn: AsyncConnection, run_id: UUID) -> run_state.LoadedRun:
@@ -98,14 +98,8 @@ async def test_load__a_parent_waiting_on_its_child_has_the_child_on_its_call(
     live: httpx.AsyncClient, engine: AsyncEngine
 ) -> None:
     await define(live, agent("helper", [calls(("lookup", {})), {"text": "x"}], [CLIENT]))
-    agent_tool = {
-        "name": "ask",
-        "input_schema": {"type": "object"},
-        "executor": {"type": "agent", "agent_id": "helper"},
-    }
-    await define(
-        live, agent("boss", [calls(("ask", {"input": "q"})), {"text": "ok"}], [agent_tool])
-    )
+    ask = agent_tool("ask", "helper")
+    await define(live, agent("boss", [calls(("ask", {"input": "q"})), {"text": "ok"}], [ask]))
     run_id = await queue(live, "boss-1", "boss")
     await wait_status(live, run_id, {"awaiting_children"})
 
