@@ -73,7 +73,9 @@ async def test_sigkill_after_child_created__the_same_child_runs_and_the_parent_f
     with workers(tmp_path, database_url, call_log) as start:
         await define_tree(api, [])
         run_id = await queue(api, "tree-1", "lead")
-        first = start(PERDURE_FAULTS="after_children_commit")
+        # One slot, held by the parent past the fault point, as below: otherwise the
+        # claim loop could take the child before the kill.
+        first = start(PERDURE_FAULTS="after_children_commit", PERDURE_WORKER_CONCURRENCY="1")
         assert await asyncio.to_thread(first.wait) == -signal.SIGKILL
         # The pause and the child committed together: the parent holds no lease.
         assert pg.rows(database_url, "SELECT status FROM runs WHERE id = %s", run_id) == [
@@ -107,7 +109,11 @@ async def test_sigkill_after_child_ended__the_parent_resumes_once(
     with workers(tmp_path, database_url, call_log) as start:
         await define_tree(api, [])
         run_id = await queue(api, "tree-1", "lead")
-        first = start(PERDURE_FAULTS="after_child_end_commit")
+        # One slot, which the child holds until after the fault point: with more, the
+        # worker's claim loop could hear the child's end and claim the parent before the
+        # child's task reached the kill (it did once, in CI under load), so the parent
+        # was found `running`, under a dead owner, instead of `queued`.
+        first = start(PERDURE_FAULTS="after_child_end_commit", PERDURE_WORKER_CONCURRENCY="1")
         assert await asyncio.to_thread(first.wait) == -signal.SIGKILL
         # The child's end queued the parent in its own transaction: nothing is lost.
         assert pg.rows(database_url, "SELECT status FROM runs WHERE id = %s", run_id) == [
