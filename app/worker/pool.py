@@ -301,6 +301,7 @@ class WorkerPool:
             task.cancel()
         await asyncio.gather(*self._loops, return_exceptions=True)
         await self.http.aclose()
+        await self.gate.aclose()
         await self.engine.dispose()
         await self.heartbeat_engine.dispose()
         await self.claim_engine.dispose()

@@ -154,6 +154,7 @@ async def test_hand_back_fails_too__the_lease_lapses_unrenewed(
             # From now on the run pool's connections go nowhere: the result's save fails.
             reachable = pool.gate.engine
             pool.gate.engine = create_engine("postgresql://u@127.0.0.1:1/x", settings)
+            await pool.gate.aclose()  # and the connections it kept between batches
             tools.release()
 
             async def gave_up() -> bool:
@@ -210,6 +211,7 @@ async def test_runs_given_up_together__their_hand_backs_wait_their_turn(
                 await locker.execute("SELECT 1 FROM runs WHERE id = ANY(%s) FOR UPDATE", (run_ids,))
                 reachable = pool.gate.engine
                 pool.gate.engine = create_engine("postgresql://u@127.0.0.1:1/x", settings)
+                await pool.gate.aclose()  # and the connections it kept between batches
                 tools.release()  # the three results' saves fail: the runs are given up
 
                 async def all_given_up() -> bool:

@@ -146,8 +146,12 @@ async def test_load_queue__loads_queued_together_are_one_batch__a_run_that_canno
         loaded = await run_state.load_runs(conn, run_ids)
         return [loaded.get(r) for r in run_ids]
 
-    loads = BatchQueue(ConnectionGate(engine, 1), serve, name="loads")
-    outcomes = await asyncio.gather(*(loads.submit(r) for r in asked), return_exceptions=True)
+    gate = ConnectionGate(engine, 1)
+    loads = BatchQueue(gate, serve, name="loads")
+    try:
+        outcomes = await asyncio.gather(*(loads.submit(r) for r in asked), return_exceptions=True)
+    finally:
+        await gate.aclose()
 
     assert batches == [asked]  # one statement for all, in the order they queued
     assert isinstance(outcomes[7], ValidationError)
