@@ -11,7 +11,8 @@ connection leaked, not a queue), and long waits are reported instead of being fa
 Batches (`app/worker/batches.py`) run in autocommit, one after another, thousands a
 second: the gate keeps their connections between batches instead of handing them back.
 SQLAlchemy's checkout, its reset on return and the switch into autocommit and out again
-cost about 130 µs of CPU per batch here, as much as the batch's own round trip.
+cost about 130 µs of CPU per batch here, as much as the batch's own round trip. Kept
+newest first, so that a few backends do the work while their caches are warm.
 """
 
 from __future__ import annotations
@@ -23,9 +24,16 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from psycopg.pq import TransactionStatus
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from app.store.checkpoint import driver_of
+
 log = logging.getLogger("perdure.worker")
+
+# A kept connection idle this long goes back to the pool: a burst's connections are not
+# held for ever after it, nor left idle at a proxy or a firewall that drops idle ones.
+KEEP_IDLE_S = 30.0
 
 
 class ConnectionGate:
@@ -48,9 +56,12 @@ class ConnectionGate:
         self.what = what
         self.hint = hint
         self._free = asyncio.Semaphore(size)
-        # Autocommit connections between batches, still checked out of the pool: those
-        # in use plus these never exceed `size`, so the pool never runs short.
-        self._parked: list[AsyncConnection] = []
+        # Autocommit connections between batches, still checked out of the pool, with
+        # the time each was kept, newest last. Those kept plus those in use never exceed
+        # `size`, so the pool never runs short.
+        self._kept: list[tuple[AsyncConnection, float]] = []
+        self._holders = 0  # checkouts through the gate now, each with a connection or soon
+        self._closed = False
         # How long a wait is worth a log line, and how often at most one is written: a
         # burst makes thousands of slow waits, the operator needs one line about them.
         self.slow_s = slow_s
@@ -70,40 +81,38 @@ class ConnectionGate:
             await self._free.acquire()
         finally:
             self.waiting -= 1
+        self._holders += 1
         try:
             self._waited(time.monotonic() - began)
             if autocommit:
                 async with self._autocommit() as conn:
                     yield conn
             else:
-                if self._parked:
-                    # This checkout would be one more than `size`: one kept goes back.
-                    await self._parked.pop().close()
+                if self._kept and len(self._kept) + self._holders > self.size:
+                    # The pool has none left for this checkout: the oldest kept goes back.
+                    await self._kept.pop(0)[0].close()
                 async with self.engine.connect() as conn:
                     yield conn
         finally:
+            self._holders -= 1
             self._free.release()
 
     @asynccontextmanager
     async def _autocommit(self) -> AsyncIterator[AsyncConnection]:
-        conn = self._parked.pop() if self._parked else await self._open_autocommit()
+        now = time.monotonic()
+        while self._kept and now - self._kept[0][1] > KEEP_IDLE_S:
+            await self._kept.pop(0)[0].close()
+        conn = self._kept.pop()[0] if self._kept else await self._open_autocommit()
         try:
             yield conn
+            keep = not self._closed and await _reusable(conn)
         except BaseException:
-            # The connection, or the server behind it, may be what failed: it and those
-            # kept go back to the pool, which discards them if the server went away
-            # (as it would have at their next checkout).
-            try:
-                await conn.close()
-            finally:
-                await self.aclose()
+            await self._discard(conn)
             raise
-        if conn.invalidated:
+        if keep:
+            self._kept.append((conn, time.monotonic()))
+        else:
             await conn.close()
-            return
-        if conn.in_transaction():
-            await conn.rollback()  # SQLAlchemy's own autobegin; nothing on the server
-        self._parked.append(conn)
 
     async def _open_autocommit(self) -> AsyncConnection:
         conn = await self.engine.connect()
@@ -113,11 +122,28 @@ class ConnectionGate:
             await conn.close()
             raise
 
+    async def _discard(self, conn: AsyncConnection) -> None:
+        """`conn` met an error: back to the pool. If it broke, the server may have gone
+        away (a restart, a failover), and the kept ones with it, though nothing told them
+        yet (saves and loads run on the driver, where SQLAlchemy sees no disconnect):
+        all are invalidated, and connect anew at their next checkout."""
+        try:
+            if await _broken(conn):
+                await conn.invalidate()
+                while self._kept:
+                    kept, _ = self._kept.pop()
+                    await kept.invalidate()
+                    await kept.close()
+        finally:
+            await conn.close()
+
     async def aclose(self) -> None:
-        """Hand the connections kept between batches back to the pool (before disposing
-        of the engine: it closes only what was handed back)."""
-        while self._parked:
-            await self._parked.pop().close()
+        """Hand the connections kept between batches back to the pool, and keep none
+        from now on (before disposing of the engine: it closes only what was handed
+        back)."""
+        self._closed = True
+        while self._kept:
+            await self._kept.pop()[0].close()
 
     @asynccontextmanager
     async def begin(self) -> AsyncIterator[AsyncConnection]:
@@ -148,3 +174,22 @@ class ConnectionGate:
         self._reported_at = now
         self._slow_since_report = 0
         self._longest_since_report = 0.0
+
+
+async def _broken(conn: AsyncConnection) -> bool:
+    if conn.invalidated or conn.closed:
+        return True
+    driver = await driver_of(conn)
+    return driver.broken or driver.closed
+
+
+async def _reusable(conn: AsyncConnection) -> bool:
+    """Fit for the next batch: not broken, and in no transaction of the driver's own
+    (a batch's that did not end would hold its locks, and fail every later save)."""
+    if await _broken(conn):
+        return False
+    if (await driver_of(conn)).info.transaction_status is not TransactionStatus.IDLE:
+        return False
+    if conn.in_transaction():
+        await conn.rollback()  # SQLAlchemy's own autobegin: nothing on the server
+    return True

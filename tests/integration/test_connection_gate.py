@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from uuid import uuid4
 
 import psycopg
 import pytest
 from sqlalchemy import text
-from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app.db import create_engine
+from app.store.checkpoint import driver_of
+from app.worker import connections
 from app.worker.connections import ConnectionGate
+from app.worker.pool import WorkerPool
 from tests import pg
 from tests.conftest import make_settings
 
@@ -52,6 +55,9 @@ async def test_autocommit_connections_are_kept_for_the_next_batch(
     finally:
         await gate.aclose()
     assert small_engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+    async with gate.connect(autocommit=True):  # a batch that ends after its pool stopped
+        pass
+    assert small_engine.pool.checkedout() == 0  # type: ignore[attr-defined]
 
 
 async def test_a_transaction_gets_a_transactional_connection_within_the_size(
@@ -88,12 +94,13 @@ async def test_a_transaction_gets_a_transactional_connection_within_the_size(
         await gate.aclose()
 
 
-async def test_a_failed_batch_hands_back_every_kept_connection(
+async def test_a_broken_connection_invalidates_every_kept_one(
     small_engine: AsyncEngine, database_url: str
 ) -> None:
     """The server dropped the kept connections (a restart, a failover): the batch that
-    meets the first fails, as it would on a pooled one, and the next gets a new one
-    instead of meeting the other dead connection."""
+    meets the first fails, as it would on a pooled one, and the next connects anew
+    instead of meeting the other dead one. Through the driver, as saves and loads run,
+    where SQLAlchemy sees no disconnect of its own."""
     gate = ConnectionGate(small_engine, 2)
     both_in = asyncio.Barrier(2)
     pids: list[int] = []
@@ -108,11 +115,61 @@ async def test_a_failed_batch_hands_back_every_kept_connection(
         await pg.arows(
             database_url, "SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) pid", pids
         )
-        with pytest.raises(DBAPIError) as failed:
+        with pytest.raises(psycopg.OperationalError):
             async with gate.connect(autocommit=True) as conn:
-                await conn.execute(text("SELECT 1"))
-        assert isinstance(failed.value.orig, psycopg.OperationalError)  # the server went away
+                await (await driver_of(conn)).execute("SELECT 1")
         async with gate.connect(autocommit=True) as conn:
             assert await backend(conn) not in pids
     finally:
         await gate.aclose()
+
+
+async def test_a_connection_left_in_a_transaction_is_not_kept(
+    small_engine: AsyncEngine, database_url: str
+) -> None:
+    gate = ConnectionGate(small_engine, 2)
+    try:
+        async with gate.connect(autocommit=True) as left:
+            driver = await driver_of(left)
+            await driver.execute("BEGIN")
+            await driver.execute("INSERT INTO probe VALUES (3)")
+        async with gate.connect(autocommit=True) as conn:
+            assert conn is not left
+            await conn.execute(text("INSERT INTO probe VALUES (4)"))
+        # The one left open went back to the pool, which rolled it back.
+        assert await pg.arows(database_url, "SELECT x FROM probe") == [(4,)]
+    finally:
+        await gate.aclose()
+
+
+async def test_a_connection_kept_idle_too_long_goes_back(
+    small_engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(connections, "KEEP_IDLE_S", 0.2)
+    gate = ConnectionGate(small_engine, 2)
+    try:
+        async with gate.connect(autocommit=True) as first:
+            pass
+        async with gate.connect(autocommit=True) as conn:
+            assert conn is first  # kept
+        await asyncio.sleep(0.3)
+        async with gate.connect(autocommit=True) as conn:
+            assert conn is not first  # handed back, and a checkout of its own
+        assert small_engine.pool.checkedout() == 1  # type: ignore[attr-defined]
+    finally:
+        await gate.aclose()
+
+
+async def test_a_stopped_pool_has_every_connection_back(database_url: str) -> None:
+    """A worker keeps its batches' connections while it runs, and hands all back when it
+    stops (the engine's dispose closes only those handed back)."""
+    pool = WorkerPool(make_settings(database_url), concurrency=2)
+    await pool.start()
+    try:
+        loaded = await asyncio.gather(pool.loads.submit(uuid4()), pool.loads.submit(uuid4()))
+        assert list(loaded) == [None, None]  # no such runs; each load was a batch on the gate
+        assert pool.engine.pool.checkedout() >= 1  # type: ignore[attr-defined]
+    finally:
+        run_pool = pool.engine.pool
+        await pool.stop()
+    assert run_pool.checkedout() == 0  # type: ignore[attr-defined]
