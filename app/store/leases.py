@@ -36,7 +36,7 @@ _UNDER_SUSPICION = f"""
        ((r.status = 'running'
          AND (r.lease_expires_at < clock_timestamp()
               OR (r.lease_owner <> :owner
-                  AND pg_try_advisory_xact_lock(hashtextextended(r.lease_owner, 0)))))
+                  AND pg_try_advisory_xact_lock_shared(hashtextextended(r.lease_owner, 0)))))
         OR (r.status = 'queued' AND r.suspect AND r.not_before <= clock_timestamp()))
    AND {_FIRST_OF_SESSION}"""
 
@@ -50,7 +50,7 @@ WITH owners AS MATERIALIZED (
     -- A live worker on time holds nothing to take; the claimer's own runs come back only
     -- when it is late itself (a stall: its lease ran out while it still drove them).
     SELECT w.owner,
-           w.owner <> :owner AND pg_try_advisory_xact_lock(hashtextextended(w.owner, 0))
+           w.owner <> :owner AND pg_try_advisory_xact_lock_shared(hashtextextended(w.owner, 0))
                AS dead,
            w.heartbeat_at < clock_timestamp() - make_interval(secs => w.lease_ttl_s) AS late
       FROM workers w
@@ -79,7 +79,7 @@ WITH owners AS MATERIALIZED (
            -- one). The lock is re-entrant in this transaction, so asking again is free.
            CASE WHEN r.status <> 'running' THEN NULL
                 WHEN r.lease_owner <> :owner
-                     AND pg_try_advisory_xact_lock(hashtextextended(r.lease_owner, 0))
+                     AND pg_try_advisory_xact_lock_shared(hashtextextended(r.lease_owner, 0))
                 THEN 'liveness' ELSE 'expired' END AS takeover
       FROM candidates c JOIN runs r ON r.id = c.id
      WHERE :idle AND {_UNDER_SUSPICION}
@@ -167,6 +167,9 @@ SELECT id, session_id, lease_token, suspect, deaths, poisoned, takeover FROM cla
 
 # Held by each worker, for its whole life, on its dedicated heartbeat connection. Postgres
 # releases it the moment that connection drops, which tells claimers the worker is gone.
+# Exclusive, where every probe of it (claims, housekeeping) is a shared try: probes never
+# see each other, only a live owner (an exclusive probe made a claim that met
+# housekeeping's see a dead owner as alive).
 HOLD_LIVENESS = text("SELECT pg_advisory_lock(hashtextextended(:owner, 0))")
 
 
@@ -224,7 +227,7 @@ WITH {
     DELETE FROM workers w
      WHERE NOT EXISTS (SELECT 1 FROM runs r
                         WHERE r.lease_owner = w.owner AND r.status = 'running')
-       AND pg_try_advisory_xact_lock(hashtextextended(w.owner, 0))
+       AND pg_try_advisory_xact_lock_shared(hashtextextended(w.owner, 0))
     RETURNING w.owner
 )
 SELECT (SELECT count(*) FROM requeued) AS released,

@@ -155,6 +155,26 @@ async def test_claim__a_dead_owners_runs_are_taken_before_their_lease_expires(
     assert (second.run_id, second.lease_token) == (run_id, first.lease_token + 1)
 
 
+async def test_claim__a_dead_owner_probed_meanwhile_by_housekeeping_is_still_dead(
+    engine: AsyncEngine, settings: Settings
+) -> None:
+    """Housekeeping (`RELEASE_LAPSED`) probes every worker's liveness lock, a claim probes
+    its candidates' owners: probing one at the same moment, each must still see a dead
+    owner as dead. An exclusive probe made the other prober see the lock held, so the
+    claim took nothing, or took the run only once its lease ran out and counted the
+    takeover `expired` (tests/integration/test_metrics.py failed on it once)."""
+    (run_id,) = await make_runs(engine, sessions=1)
+    async with alive(settings, "doomed"), engine.begin() as conn:
+        (first,) = await claim(conn, owner="doomed", limit=1, ttl_s=300)
+    async with engine.connect() as housekeeping, housekeeping.begin():
+        await leases.release_lapsed(housekeeping, ttl_s=300)  # its transaction still open
+        async with engine.begin() as conn:
+            taken = await claim(conn, owner="heir", limit=1, ttl_s=30)
+    assert [(t.run_id, t.lease_token, t.takeover) for t in taken] == [
+        (run_id, first.lease_token + 1, "liveness")
+    ]
+
+
 async def test_fence__a_stale_token_writes_nothing(engine: AsyncEngine, database_url: str) -> None:
     (run_id,) = await make_runs(engine, sessions=1)
     async with engine.begin() as conn:
