@@ -33,6 +33,13 @@ async def small_engine(database_url: str) -> AsyncIterator[AsyncEngine]:
     await eng.dispose()
 
 
+@pytest.fixture
+async def gate(small_engine: AsyncEngine) -> AsyncIterator[ConnectionGate]:
+    kept = ConnectionGate(small_engine, 2)
+    yield kept
+    await kept.aclose()
+
+
 async def backend(conn: AsyncConnection) -> int:
     return int((await conn.execute(text("SELECT pg_backend_pid()"))).scalar_one())
 
@@ -61,12 +68,11 @@ async def test_autocommit_connections_are_kept_for_the_next_batch(
 
 
 async def test_a_transaction_gets_a_transactional_connection_within_the_size(
-    small_engine: AsyncEngine, database_url: str
+    gate: ConnectionGate, small_engine: AsyncEngine, database_url: str
 ) -> None:
     """Both connections kept from a burst of batches; then two transactions at once: each
     checks out within the pool's two (a kept one goes back for it), and each is atomic
     (a kept autocommit connection would commit the insert of the one that fails)."""
-    gate = ConnectionGate(small_engine, 2)
     both_in = asyncio.Barrier(2)
 
     async def batch() -> None:
@@ -80,28 +86,24 @@ async def test_a_transaction_gets_a_transactional_connection_within_the_size(
             await both_in.wait()
             raise RuntimeError("rolled back")
 
-    try:
-        await asyncio.gather(batch(), batch())
-        assert small_engine.pool.checkedout() == 2  # type: ignore[attr-defined]
-        both_in = asyncio.Barrier(2)
-        outcomes = await asyncio.gather(
-            failing_transaction(), failing_transaction(), return_exceptions=True
-        )
-        assert [type(o) for o in outcomes] == [RuntimeError, RuntimeError]
-        assert await pg.arows(database_url, "SELECT x FROM probe") == []
-        assert small_engine.pool.checkedout() == 0  # type: ignore[attr-defined]
-    finally:
-        await gate.aclose()
+    await asyncio.gather(batch(), batch())
+    assert small_engine.pool.checkedout() == 2  # type: ignore[attr-defined]
+    both_in = asyncio.Barrier(2)
+    outcomes = await asyncio.gather(
+        failing_transaction(), failing_transaction(), return_exceptions=True
+    )
+    assert [type(o) for o in outcomes] == [RuntimeError, RuntimeError]
+    assert await pg.arows(database_url, "SELECT x FROM probe") == []
+    assert small_engine.pool.checkedout() == 0  # type: ignore[attr-defined]
 
 
 async def test_a_broken_connection_invalidates_every_kept_one(
-    small_engine: AsyncEngine, database_url: str
+    gate: ConnectionGate, database_url: str
 ) -> None:
     """The server dropped the kept connections (a restart, a failover): the batch that
     meets the first fails, as it would on a pooled one, and the next connects anew
     instead of meeting the other dead one. Through the driver, as saves and loads run,
     where SQLAlchemy sees no disconnect of its own."""
-    gate = ConnectionGate(small_engine, 2)
     both_in = asyncio.Barrier(2)
     pids: list[int] = []
 
@@ -110,54 +112,43 @@ async def test_a_broken_connection_invalidates_every_kept_one(
             pids.append(await backend(conn))
             await both_in.wait()
 
-    try:
-        await asyncio.gather(batch(), batch())
-        await pg.arows(
-            database_url, "SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) pid", pids
-        )
-        with pytest.raises(psycopg.OperationalError):
-            async with gate.connect(autocommit=True) as conn:
-                await (await driver_of(conn)).execute("SELECT 1")
+    await asyncio.gather(batch(), batch())
+    await pg.arows(
+        database_url, "SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) pid", pids
+    )
+    with pytest.raises(psycopg.OperationalError):
         async with gate.connect(autocommit=True) as conn:
-            assert await backend(conn) not in pids
-    finally:
-        await gate.aclose()
+            await (await driver_of(conn)).execute("SELECT 1")
+    async with gate.connect(autocommit=True) as conn:
+        assert await backend(conn) not in pids
 
 
 async def test_a_connection_left_in_a_transaction_is_not_kept(
-    small_engine: AsyncEngine, database_url: str
+    gate: ConnectionGate, database_url: str
 ) -> None:
-    gate = ConnectionGate(small_engine, 2)
-    try:
-        async with gate.connect(autocommit=True) as left:
-            driver = await driver_of(left)
-            await driver.execute("BEGIN")
-            await driver.execute("INSERT INTO probe VALUES (3)")
-        async with gate.connect(autocommit=True) as conn:
-            assert conn is not left
-            await conn.execute(text("INSERT INTO probe VALUES (4)"))
-        # The one left open went back to the pool, which rolled it back.
-        assert await pg.arows(database_url, "SELECT x FROM probe") == [(4,)]
-    finally:
-        await gate.aclose()
+    async with gate.connect(autocommit=True) as left:
+        driver = await driver_of(left)
+        await driver.execute("BEGIN")
+        await driver.execute("INSERT INTO probe VALUES (3)")
+    async with gate.connect(autocommit=True) as conn:
+        assert conn is not left
+        await conn.execute(text("INSERT INTO probe VALUES (4)"))
+    # The one left open went back to the pool, which rolled it back.
+    assert await pg.arows(database_url, "SELECT x FROM probe") == [(4,)]
 
 
 async def test_a_connection_kept_idle_too_long_goes_back(
-    small_engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+    gate: ConnectionGate, small_engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(connections, "KEEP_IDLE_S", 0.2)
-    gate = ConnectionGate(small_engine, 2)
-    try:
-        async with gate.connect(autocommit=True) as first:
-            pass
-        async with gate.connect(autocommit=True) as conn:
-            assert conn is first  # kept
-        await asyncio.sleep(0.3)
-        async with gate.connect(autocommit=True) as conn:
-            assert conn is not first  # handed back, and a checkout of its own
-        assert small_engine.pool.checkedout() == 1  # type: ignore[attr-defined]
-    finally:
-        await gate.aclose()
+    async with gate.connect(autocommit=True) as first:
+        pass
+    async with gate.connect(autocommit=True) as conn:
+        assert conn is first  # kept
+    await asyncio.sleep(0.3)
+    async with gate.connect(autocommit=True) as conn:
+        assert conn is not first  # handed back, and a checkout of its own
+    assert small_engine.pool.checkedout() == 1  # type: ignore[attr-defined]
 
 
 async def test_a_stopped_pool_has_every_connection_back(database_url: str) -> None:
