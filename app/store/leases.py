@@ -167,9 +167,9 @@ SELECT id, session_id, lease_token, suspect, deaths, poisoned, takeover FROM cla
 
 # Held by each worker, for its whole life, on its dedicated heartbeat connection. Postgres
 # releases it the moment that connection drops, which tells claimers the worker is gone.
-# Exclusive, where every probe of it (claims, housekeeping) is a shared try: probes never
-# see each other, only a live owner (an exclusive probe made a claim that met
-# housekeeping's see a dead owner as alive).
+# Held exclusively; every probe of it (claims, housekeeping) is a shared try, so probes
+# see only a live owner, never each other (with exclusive probes, a claim that probed a
+# dead owner while housekeeping did took it for alive).
 HOLD_LIVENESS = text("SELECT pg_advisory_lock(hashtextextended(:owner, 0))")
 
 

@@ -88,7 +88,7 @@ class ConnectionGate:
                 async with self._autocommit() as conn:
                     yield conn
             else:
-                if self._kept and len(self._kept) + self._holders > self.size:
+                if len(self._kept) + self._holders > self.size:
                     # The pool has none left for this checkout: the oldest kept goes back.
                     await self._kept.pop(0)[0].close()
                 async with self.engine.connect() as conn:
@@ -186,9 +186,12 @@ async def _broken(conn: AsyncConnection) -> bool:
 async def _reusable(conn: AsyncConnection) -> bool:
     """Fit for the next batch: not broken, and in no transaction of the driver's own
     (a batch's that did not end would hold its locks, and fail every later save)."""
-    if await _broken(conn):
+    if conn.invalidated or conn.closed:
         return False
-    if (await driver_of(conn)).info.transaction_status is not TransactionStatus.IDLE:
+    driver = await driver_of(conn)
+    if driver.broken or driver.closed:
+        return False
+    if driver.info.transaction_status is not TransactionStatus.IDLE:
         return False
     if conn.in_transaction():
         await conn.rollback()  # SQLAlchemy's own autobegin: nothing on the server

@@ -45,22 +45,19 @@ async def backend(conn: AsyncConnection) -> int:
 
 
 async def test_autocommit_connections_are_kept_for_the_next_batch(
-    small_engine: AsyncEngine, database_url: str
+    gate: ConnectionGate, small_engine: AsyncEngine, database_url: str
 ) -> None:
-    gate = ConnectionGate(small_engine, 2)
-    try:
-        async with gate.connect(autocommit=True) as conn:
-            first = await backend(conn)
-            await conn.execute(text("INSERT INTO probe VALUES (1)"))
-            # Autocommit: another connection sees the row before the block ends.
-            assert await pg.arows(database_url, "SELECT x FROM probe") == [(1,)]
-        async with gate.connect(autocommit=True) as conn:
-            assert await backend(conn) == first
-            await conn.execute(text("INSERT INTO probe VALUES (2)"))  # still autocommit
-            assert await pg.arows(database_url, "SELECT x FROM probe ORDER BY x") == [(1,), (2,)]
-        assert small_engine.pool.checkedout() == 1  # type: ignore[attr-defined]
-    finally:
-        await gate.aclose()
+    async with gate.connect(autocommit=True) as conn:
+        first = await backend(conn)
+        await conn.execute(text("INSERT INTO probe VALUES (1)"))
+        # Autocommit: another connection sees the row before the block ends.
+        assert await pg.arows(database_url, "SELECT x FROM probe") == [(1,)]
+    async with gate.connect(autocommit=True) as conn:
+        assert await backend(conn) == first
+        await conn.execute(text("INSERT INTO probe VALUES (2)"))  # still autocommit
+        assert await pg.arows(database_url, "SELECT x FROM probe ORDER BY x") == [(1,), (2,)]
+    assert small_engine.pool.checkedout() == 1  # type: ignore[attr-defined]
+    await gate.aclose()
     assert small_engine.pool.checkedout() == 0  # type: ignore[attr-defined]
     async with gate.connect(autocommit=True):  # a batch that ends after its pool stopped
         pass

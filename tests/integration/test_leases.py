@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -23,6 +22,7 @@ from app.settings import Settings
 from app.store import agents, checkpoint, leases
 from app.store.runs import SendCommand, send
 from tests import pg
+from tests.integration.test_give_back import until
 
 MAX_DEATHS = 3
 DEFINITION = AgentDefinition.model_validate(
@@ -422,18 +422,17 @@ async def test_lapsed_under_a_live_worker__not_claimed__released_by_housekeeping
             assert await leases.release_lapsed(conn, ttl_s=0.3) == 1
             (again,) = await claim(conn, owner="other", limit=1, ttl_s=30)
     assert (again.run_id, again.lease_token) == (run_id, first.lease_token + 1)
+
     # "w" is dead now (its liveness connection closed) and holds nothing: forgotten, once
     # its backend has exited, which releases its lock just after the disconnect, not with
     # it (under load, a pass made at once still found the lock held).
-    deadline = time.monotonic() + 10
-    while True:
+    async def forgotten() -> bool:
         async with engine.begin() as conn:
             await leases.release_lapsed(conn, ttl_s=30)
-        owners = pg.rows(database_url, "SELECT owner FROM workers ORDER BY owner")
-        if owners == [("other",)] or time.monotonic() > deadline:
-            break
-        await asyncio.sleep(0.05)
-    assert owners == [("other",)]
+        owners = await pg.arows(database_url, "SELECT owner FROM workers ORDER BY owner")
+        return owners == [("other",)]
+
+    await until(forgotten, timeout=10)
 
 
 async def test_a_dead_workers_run__long_past_its_lease__is_the_claims_to_take_over(
