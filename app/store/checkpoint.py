@@ -1,13 +1,14 @@
 """The fenced checkpoint: how a worker saves a run, and how a transcript entry is stored.
 
-One statement per save (docs/design.md, "The fenced checkpoint"): its first part updates
-the run only where the caller's lease token is still the run's, and every insert and
-update after it selects from that, so a stale token writes nothing at all, not even the
-save's events (`store/events.py`). A batch of
-saves (`write_checkpoints`) is several such statements in one transaction.
+One statement saves a batch of runs, each fenced on its own token (docs/design.md, "The
+fenced checkpoint"): its first part locks each run only where the writer's lease token is
+still the run's, and every update and insert after it selects from that, so a stale token
+writes nothing at all of its run, not even the save's events (`store/events.py`). A
+single save is a batch of one. One statement, not one per save: Postgres's work to start
+a statement of this size was a third of a save's cost.
 
 The statement runs on psycopg's connection (SQLAlchemy's per-execute work was a fifth of
-the worker's CPU), so it is written in psycopg's placeholder style.
+the worker's CPU), with Postgres's own placeholders.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.domain.run import TERMINAL, UNSETTLED, CheckpointWrite, Message, RunStatus
 from app.errors import LeaseLost, ResultAlreadyRecorded
-from app.store.events import appending_one_session, encode, of_checkpoint
+from app.store.events import appending_counted, encode, of_checkpoint
 from app.store.tables import sql_list
 
 
@@ -38,49 +39,70 @@ def compact(sql: str) -> str:
     return re.sub(r" ?(->>|->|\|\||[(),=+]) ?", r"\1", bare).strip()
 
 
-CHECKPOINT = compact(f"""
-WITH fence AS (
-    -- The fence: only the holder of the current token may write, and the row lock this
-    -- UPDATE takes serialises it against a takeover's token bump. Zero rows means the
-    -- run is no longer ours, and every insert below then inserts nothing.
-    UPDATE runs
-       SET status = %(status)s,
-           steps = %(steps)s,
-           usage = %(usage)s::jsonb,
-           attempts = %(attempts)s,
-           last_error = %(last_error)s::jsonb,
-           input_seq = COALESCE(input_seq, %(input_seq)s::bigint),
-           output = COALESCE(%(output)s::text, output),
-           finish_reason = %(finish_reason)s::text,
-           budget_exceeded = %(budget_exceeded)s::jsonb,
+CHECKPOINTS = compact(f"""
+WITH fence AS MATERIALIZED (
+    -- The fence: only the holder of the current token may write. One row per write (each
+    -- run at most once): the token it is fenced on, the run's new fields, and what it
+    -- appends, as JSON arrays read below. The row lock serialises the write against a
+    -- takeover's token bump, and is taken in run id order, the order of every statement
+    -- that locks several runs (`leases.RENEW_LEASES`), so no two wait on each other in a
+    -- cycle. A write missing here is no longer its writer's, and writes nothing at all.
+    SELECT r.tenant_id, r.session_id, w.*
+      FROM jsonb_to_recordset($1::jsonb)
+               AS w(id uuid, token bigint, status text, steps int, usage jsonb, attempts int,
+                    last_error jsonb, input_seq bigint, output text, finish_reason text,
+                    budget_exceeded jsonb, delay_s float8, keep_lease bool, progress bool,
+                    terminal bool, checkpoint_seq bigint, message_count int, save bool,
+                    fingerprint text, messages jsonb, calls jsonb, settlements jsonb,
+                    approvals jsonb, events jsonb, event_count bigint)
+      JOIN runs r ON r.id = w.id
+     WHERE r.lease_token = w.token AND r.status = 'running'
+     ORDER BY r.id
+       FOR NO KEY UPDATE OF r
+), advanced AS (
+    UPDATE runs r
+       SET status = w.status,
+           steps = w.steps,
+           usage = w.usage,
+           attempts = w.attempts,
+           last_error = w.last_error,
+           input_seq = COALESCE(r.input_seq, w.input_seq),
+           output = COALESCE(w.output, r.output),
+           finish_reason = w.finish_reason,
+           budget_exceeded = w.budget_exceeded,
            -- Untouched while the run keeps its lease: not_before is indexed (the claim's
            -- partial index), and leaving it alone keeps these updates HOT.
-           not_before = CASE WHEN %(keep_lease)s THEN not_before
-                             ELSE clock_timestamp() + make_interval(secs => %(delay_s)s) END,
+           not_before = CASE WHEN w.keep_lease THEN r.not_before
+                             ELSE clock_timestamp() + make_interval(secs => w.delay_s) END,
            -- Progress clears a run under suspicion (a no-op, and still HOT, for others).
-           suspect = suspect AND NOT %(progress)s,
-           deaths = CASE WHEN %(progress)s THEN 0 ELSE deaths END,
-           lease_owner = CASE WHEN %(keep_lease)s THEN lease_owner END,
-           lease_expires_at = CASE WHEN %(keep_lease)s THEN lease_expires_at END,
-           finished_at = CASE WHEN %(terminal)s THEN clock_timestamp() END,
+           suspect = r.suspect AND NOT w.progress,
+           deaths = CASE WHEN w.progress THEN 0 ELSE r.deaths END,
+           lease_owner = CASE WHEN w.keep_lease THEN r.lease_owner END,
+           lease_expires_at = CASE WHEN w.keep_lease THEN r.lease_expires_at END,
+           finished_at = CASE WHEN w.terminal THEN clock_timestamp() END,
            updated_at = clock_timestamp()
-     WHERE id = %(run_id)s AND lease_token = %(token)s AND status = 'running'
-    RETURNING id, tenant_id, session_id, not_before
+      FROM fence w
+     WHERE r.id = w.id
+    RETURNING r.id, r.not_before
 ), new_messages AS (
     INSERT INTO messages (tenant_id, session_id, seq, run_id, role, content, checkpoint_seq)
-    SELECT f.tenant_id, f.session_id, m.seq, %(run_id)s, m.role, m.content, %(checkpoint_seq)s
-      FROM fence f,
-           jsonb_to_recordset(%(messages)s::jsonb)
-               AS m(seq bigint, role text, content jsonb)
+    SELECT f.tenant_id, f.session_id, m.seq, f.id, m.role, m.content, f.checkpoint_seq
+      FROM fence f, jsonb_to_recordset(f.messages) AS m(seq bigint, role text, content jsonb)
 ), new_calls AS (
     INSERT INTO tool_calls (tenant_id, session_id, tool_call_id, seq, run_id, message_seq,
                             idx, name, arguments, status, checkpoint_seq, provider_call_id)
-    SELECT f.tenant_id, f.session_id, c.id, c.seq, %(run_id)s, c.message_seq, c.idx, c.name,
-           c.arguments, 'pending', %(checkpoint_seq)s, c.provider_call_id
+    SELECT f.tenant_id, f.session_id, c.id, c.seq, f.id, c.message_seq, c.idx, c.name,
+           c.arguments, 'pending', f.checkpoint_seq, c.provider_call_id
       FROM fence f,
-           jsonb_to_recordset(%(calls)s::jsonb)
+           jsonb_to_recordset(f.calls)
                AS c(id text, seq bigint, message_seq bigint, idx int, name text,
                     arguments jsonb, provider_call_id text)
+), results AS MATERIALIZED (
+    -- Each result with its whole key, so that its call is found by the primary key, not
+    -- among all of its session's calls.
+    SELECT f.id AS run_id, f.tenant_id, f.session_id, f.checkpoint_seq, s.*
+      FROM fence f,
+           jsonb_to_recordset(f.settlements) AS s(tool_call_id text, status text, result jsonb)
 ), settled AS (
     -- A result is written once: a call that already settled is never overwritten. A
     -- `running` settlement is an approved call's intent record, written before it runs.
@@ -88,51 +110,50 @@ WITH fence AS (
        SET status = s.status,
            result = s.result,
            result_checkpoint_seq = CASE WHEN s.status = 'running' THEN NULL
-                                        ELSE %(checkpoint_seq)s END
-      FROM fence f,
-           jsonb_to_recordset(%(settlements)s::jsonb)
-               AS s(tool_call_id text, status text, result jsonb)
-     WHERE t.tenant_id = f.tenant_id
-       AND t.session_id = f.session_id
+                                        ELSE s.checkpoint_seq END
+      FROM results s
+     WHERE t.tenant_id = s.tenant_id
+       AND t.session_id = s.session_id
        AND t.tool_call_id = s.tool_call_id
        AND t.status IN {sql_list(UNSETTLED)}
-    RETURNING t.tool_call_id
+    RETURNING s.run_id
 ), new_approvals AS (
     INSERT INTO approvals (id, tenant_id, session_id, run_id, tool_call_id, status, request,
                            expires_at, created_at)
-    SELECT a.id, f.tenant_id, f.session_id, %(run_id)s, a.tool_call_id, 'pending',
+    SELECT a.id, f.tenant_id, f.session_id, f.id, a.tool_call_id, 'pending',
            jsonb_build_object('tool', a.tool, 'arguments', a.arguments),
            clock_timestamp() + make_interval(secs => a.timeout_s),
            clock_timestamp()
       FROM fence f,
-           jsonb_to_recordset(%(approvals)s::jsonb)
+           jsonb_to_recordset(f.approvals)
                AS a(id uuid, tool_call_id text, tool text, arguments jsonb, timeout_s float8)
-    RETURNING id, tool_call_id
+    RETURNING id, tenant_id, session_id, tool_call_id
 ), gated AS (
     UPDATE tool_calls t
        SET approval_id = n.id
-      FROM new_approvals n, fence f
-     WHERE t.tenant_id = f.tenant_id AND t.session_id = f.session_id
+      FROM new_approvals n
+     WHERE t.tenant_id = n.tenant_id AND t.session_id = n.session_id
        AND t.tool_call_id = n.tool_call_id
 ), saved AS (
     INSERT INTO checkpoints (tenant_id, session_id, seq, run_id, step, status, usage,
                              message_count, saved_at, fingerprint)
-    SELECT f.tenant_id, f.session_id, %(checkpoint_seq)s, %(run_id)s, %(steps)s, %(status)s,
-           %(usage)s::jsonb, %(message_count)s, clock_timestamp(),
-           %(fingerprint)s::text
+    SELECT f.tenant_id, f.session_id, f.checkpoint_seq, f.id, f.steps, f.status, f.usage,
+           f.message_count, clock_timestamp(), f.fingerprint
       FROM fence f
-     WHERE %(save)s
+     WHERE f.save
 ), evs AS (
-    -- What the save changes, as events; a retry's next attempt is the time set above.
+    -- What each save changes, as events; a retry's next attempt is the time set above.
     SELECT f.tenant_id, f.session_id, f.id AS run_id,
            e.value ->> 'type' AS type,
            CASE WHEN e.value ->> 'type' = 'run.retrying'
-                THEN e.value -> 'data' || jsonb_build_object('next_attempt_at', f.not_before)
+                THEN e.value -> 'data' || jsonb_build_object('next_attempt_at', a.not_before)
                 ELSE e.value -> 'data' END AS data,
-           e.ordinality AS ord
-      FROM fence f, jsonb_array_elements(%(events)s::jsonb) WITH ORDINALITY AS e
-), {appending_one_session("evs", "%(event_count)s::bigint")}
-SELECT (SELECT count(*) FROM fence) AS fenced, (SELECT count(*) FROM settled) AS settled
+           e.ordinality AS ord, f.event_count AS n
+      FROM fence f JOIN advanced a USING (id),
+           jsonb_array_elements(f.events) WITH ORDINALITY AS e
+), {appending_counted("evs")}
+-- The writes fenced in, each with the number of its results written.
+SELECT f.id, (SELECT count(*) FROM settled s WHERE s.run_id = f.id) FROM fence f
 """)  # noqa: S608 (composed of constants only)
 
 
@@ -147,17 +168,18 @@ def _json(value: Any) -> str:
 class FencedWrite:
     """One run's checkpoint, fenced on the lease token its writer holds.
 
-    Its statement's parameters are made when it is: a write may wait in a queue, and the
-    engine changes the objects it holds (a call settles) once its save has returned.
+    Its row of the statement's `writes` (JSON text) is made when it is: a write may wait
+    in a queue, and the engine changes the objects it holds (a call settles) once its save
+    has returned.
     """
 
     run_id: UUID
     token: int
     write: CheckpointWrite
-    params: dict[str, Any] = field(init=False, repr=False, compare=False)
+    row: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "params", _checkpoint_params(self.run_id, self.token, self.write))
+        object.__setattr__(self, "row", _checkpoint_row(self.run_id, self.token, self.write))
 
 
 async def write_checkpoint(
@@ -171,35 +193,28 @@ async def write_checkpoint(
     Raises:
         LeaseLost: the token is stale (another worker claimed the run) or the run is gone.
     """
-    await _write_one(conn, FencedWrite(run_id, token, write))
-
-
-async def _write_one(conn: AsyncConnection, fenced: FencedWrite) -> None:
-    driver = await driver_of(conn)
-    cursor = await driver.execute(CHECKPOINT, fenced.params)
-    lost = _lost(fenced, await cursor.fetchone())
-    if lost is not None:
-        raise lost
+    fenced = FencedWrite(run_id, token, write)
+    (outcome,) = await _write_together(await driver_of(conn), [fenced])
+    if outcome is not None:
+        raise outcome
 
 
 async def write_checkpoints(
     conn: AsyncConnection, writes: Sequence[FencedWrite]
 ) -> list[Exception | None]:
-    """Commit several runs' checkpoints in one transaction and one round trip, each
-    fenced on its own token. `conn` must be in autocommit (the transaction is the
-    driver's); a single write is just `write_checkpoint`.
+    """Commit several runs' checkpoints in one statement (so one transaction and one round
+    trip), each fenced on its own token. `conn` should be in autocommit: the statement is
+    atomic on its own.
 
     Returns, for each write, None (saved) or what it alone met: `LeaseLost`, or the
-    database's error when the batch failed on it. After such an error the transaction was
-    rolled back, and the writes are made again one by one, so one bad write fails only its
-    own run. A broken connection raises: it says nothing of which writes committed.
-
-    The writes take their runs' row locks in run id order, the order every other
-    statement that locks several runs uses (`leases.RENEW_LEASES`), so none of them can
-    wait on each other in a cycle.
+    database's error when the batch failed on it. After such an error nothing of the batch
+    was written, and the writes are made again one by one, so one bad write fails only
+    its own run. So are the writes of a batch that holds one run twice (the statement
+    writes each run once; a run's loop saves one checkpoint at a time, so it does not).
+    A broken connection raises: it says nothing of whether the batch committed.
     """
     driver = await driver_of(conn)
-    if len(writes) > 1:
+    if len(writes) > 1 and len({w.run_id for w in writes}) == len(writes):
         try:
             return await _write_together(driver, writes)
         except psycopg.Error:
@@ -208,10 +223,7 @@ async def write_checkpoints(
     outcomes: list[Exception | None] = []
     for w in writes:
         try:
-            await _write_one(conn, w)
-            outcomes.append(None)
-        except LeaseLost as lost:
-            outcomes.append(lost)
+            outcomes.extend(await _write_together(driver, [w]))
         except psycopg.Error as error:
             if driver.broken or driver.closed:
                 raise
@@ -222,12 +234,14 @@ async def write_checkpoints(
 async def _write_together(
     driver: psycopg.AsyncConnection[Any], writes: Sequence[FencedWrite]
 ) -> list[Exception | None]:
-    order = sorted(range(len(writes)), key=lambda i: writes[i].run_id)
-    cursors: dict[int, psycopg.AsyncCursor[Any]] = {}
-    async with driver.pipeline(), driver.transaction():
-        for i in order:
-            cursors[i] = await driver.execute(CHECKPOINT, writes[i].params)
-    return [_lost(w, await cursors[i].fetchone()) for i, w in enumerate(writes)]
+    """One statement for `writes` (each run at most once): each one's outcome."""
+    rows = "[" + ",".join(w.row for w in writes) + "]"
+    # A raw cursor: the statement is sent as it is written (`$1`), not parsed on every
+    # execution for placeholders of psycopg's style.
+    async with psycopg.AsyncRawCursor(driver) as cursor:
+        await cursor.execute(CHECKPOINTS, (rows,))
+        settled = dict(await cursor.fetchall())
+    return [_lost(w, settled.get(w.run_id)) for w in writes]
 
 
 async def driver_of(conn: AsyncConnection) -> psycopg.AsyncConnection[Any]:
@@ -238,10 +252,10 @@ async def driver_of(conn: AsyncConnection) -> psycopg.AsyncConnection[Any]:
     return driver
 
 
-def _lost(fenced: FencedWrite, row: tuple[int, int] | None) -> LeaseLost | None:
-    """What the checkpoint statement's answer means for its writer."""
-    written, settled = row or (0, 0)
-    if written != 1:
+def _lost(fenced: FencedWrite, settled: int | None) -> LeaseLost | None:
+    """What the checkpoint statement's answer for one write (None: it was fenced out; else
+    how many of its results were written) means for its writer."""
+    if settled is None:
         return LeaseLost("the run's lease is held by another worker", run_id=str(fenced.run_id))
     if settled != len(fenced.write.settlements):
         return ResultAlreadyRecorded(
@@ -250,21 +264,21 @@ def _lost(fenced: FencedWrite, row: tuple[int, int] | None) -> LeaseLost | None:
     return None
 
 
-def _checkpoint_params(run_id: UUID, token: int, write: CheckpointWrite) -> dict[str, Any]:
-    happened = of_checkpoint(write)
-    return {
-        "run_id": run_id,
+def _checkpoint_row(run_id: UUID, token: int, write: CheckpointWrite) -> str:
+    """The write as a row of the statement's `writes`: a JSON object."""
+    row = {
+        "id": str(run_id),
         "token": token,
         "status": write.status.value,
         "steps": write.steps,
-        "usage": _json(write.usage.as_dict()),
+        "usage": write.usage.as_dict(),
         "attempts": write.attempts,
-        "last_error": _json(write.last_error) if write.last_error is not None else None,
+        "last_error": write.last_error,
         "input_seq": write.input_seq,
         "output": write.output,
         "finish_reason": write.finish_reason,
         "budget_exceeded": (
-            _json(write.budget_exceeded.as_dict()) if write.budget_exceeded is not None else None
+            write.budget_exceeded.as_dict() if write.budget_exceeded is not None else None
         ),
         "delay_s": float(write.delay_s),
         "keep_lease": write.status is RunStatus.RUNNING,
@@ -274,51 +288,45 @@ def _checkpoint_params(run_id: UUID, token: int, write: CheckpointWrite) -> dict
         "message_count": write.message_count,
         "save": write.save,
         "fingerprint": write.fingerprint,
-        "messages": _json(
-            [
-                {
-                    "seq": m.seq,
-                    "role": m.role,
-                    "content": stored_content(m.role, m.content, m.tool_call_ids, m.provider_data),
-                }
-                for m in write.messages
-            ]
-        ),
-        "calls": _json(
-            [
-                {
-                    "id": c.id,
-                    "seq": c.seq,
-                    "message_seq": c.message_seq,
-                    "idx": c.idx,
-                    "name": c.name,
-                    "arguments": c.arguments,
-                    "provider_call_id": c.provider_call_id,
-                }
-                for c in write.calls
-            ]
-        ),
-        "settlements": _json(
-            [
-                {"tool_call_id": s.tool_call_id, "status": s.status.value, "result": s.result}
-                for s in write.settlements
-            ]
-        ),
-        "events": encode(happened),
-        "event_count": len(happened),
-        "approvals": _json(
-            [
-                {
-                    "id": a.id,
-                    "tool_call_id": a.tool_call_id,
-                    "tool": a.tool,
-                    "arguments": a.arguments,
-                    "timeout_s": a.timeout_s,
-                }
-                for a in write.approvals
-            ]
-        ),
+        "messages": [
+            {
+                "seq": m.seq,
+                "role": m.role,
+                "content": stored_content(m.role, m.content, m.tool_call_ids, m.provider_data),
+            }
+            for m in write.messages
+        ],
+        "calls": [
+            {
+                "id": c.id,
+                "seq": c.seq,
+                "message_seq": c.message_seq,
+                "idx": c.idx,
+                "name": c.name,
+                "arguments": c.arguments,
+                "provider_call_id": c.provider_call_id,
+            }
+            for c in write.calls
+        ],
+        "settlements": [
+            {"tool_call_id": s.tool_call_id, "status": s.status.value, "result": s.result}
+            for s in write.settlements
+        ],
+        "approvals": [
+            {
+                "id": a.id,
+                "tool_call_id": a.tool_call_id,
+                "tool": a.tool,
+                "arguments": a.arguments,
+                "timeout_s": a.timeout_s,
+            }
+            for a in write.approvals
+        ],
     }
+    happened = of_checkpoint(write)
+    # The events are encoded as the other event statements encode them (`events.encode`,
+    # which turns what JSON lacks into text); the rest must be JSON as it is.
+    return f'{_json(row)[:-1]},"event_count":{len(happened)},"events":{encode(happened)}}}'
 
 
 def stored_content(

@@ -97,26 +97,29 @@ heads AS (
 )"""  # noqa: S608 (`source` is a CTE name of the caller's constant statement)
 
 
-def appending_one_session(source: str, count: str) -> str:
-    """`appending` for a source that is one session's, `count` rows (a placeholder): the
-    fenced checkpoint's, on the loop's hot path. The head moves by `count` at once and each
-    row's id is its `ord` past the old head, so Postgres neither groups nor windows the
-    source (a fifth of what the events cost a save). No rows (a fenced-out save, or one
-    that changes nothing) move no head and NOTIFY nobody.
+def appending_counted(source: str) -> str:
+    """`appending` for a source whose rows carry their session's count, `n`, beside their
+    `ord` (1 to n within the session): the fenced checkpoint's, on the loop's hot path,
+    whose source is each saved run's events, one run per session. Each head moves by `n`
+    at once and each row's id is its `ord` past the old head, so Postgres neither groups
+    nor windows the source (a fifth of what the events cost a save). The heads are
+    locked in key order, as `appending` locks them. No rows (fenced-out saves, or ones
+    that change nothing) move no head and NOTIFY nobody.
     """
     return f"""
 heads AS (
     INSERT INTO event_heads AS h (tenant_id, session_id, last_id)
-    SELECT tenant_id, session_id, {count} FROM {source} WHERE ord = 1
+    SELECT tenant_id, session_id, n FROM {source} WHERE ord = 1
+     ORDER BY tenant_id, session_id
     ON CONFLICT (tenant_id, session_id) DO UPDATE SET last_id = h.last_id + EXCLUDED.last_id
-    RETURNING h.last_id,
+    RETURNING h.tenant_id, h.session_id, h.last_id,
               pg_notify('{EVENT_CHANNEL}', json_build_array(h.tenant_id, h.session_id)::text)
 ), logged AS (
     INSERT INTO events (tenant_id, session_id, id, run_id, type, data, created_at)
-    SELECT s.tenant_id, s.session_id, h.last_id - {count} + s.ord,
+    SELECT s.tenant_id, s.session_id, h.last_id - s.n + s.ord,
            s.run_id, s.type, s.data, clock_timestamp()
-      FROM {source} s, heads h
-)"""  # noqa: S608 (`source` and `count` are the caller's constants)
+      FROM {source} s JOIN heads h USING (tenant_id, session_id)
+)"""  # noqa: S608 (`source` is a CTE name of the caller's constant statement)
 
 
 def _emit_statement(*, wake_workers: bool) -> TextClause:

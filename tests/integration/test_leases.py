@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import uuid
 from collections.abc import AsyncIterator
@@ -16,8 +17,16 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from app.db import create_engine
 from app.domain.agent import AgentDefinition
 from app.domain.principal import DEFAULT_TENANT
-from app.domain.run import CheckpointWrite, NewMessage, RunStatus, Usage
-from app.errors import LeaseLost
+from app.domain.run import (
+    CallStatus,
+    CheckpointWrite,
+    NewMessage,
+    RunStatus,
+    Settlement,
+    ToolCall,
+    Usage,
+)
+from app.errors import LeaseLost, ResultAlreadyRecorded
 from app.settings import Settings
 from app.store import agents, checkpoint, leases
 from app.store.runs import SendCommand, send
@@ -358,6 +367,124 @@ async def test_batch__a_write_the_database_refuses_fails_only_its_own_save(
         pg.rows(database_url, "SELECT run_id, count(*) FROM checkpoints GROUP BY run_id")
     )
     assert per_run == {ids[0]: 1, ids[1]: 1, bad: 1}
+
+
+def turn(seq: int, call_id: str) -> CheckpointWrite:
+    """A model turn with one call: the assistant message `seq`, the call `seq + 1`."""
+    return CheckpointWrite(
+        checkpoint_seq=seq,
+        status=RunStatus.RUNNING,
+        steps=1,
+        usage=Usage(),
+        message_count=seq,
+        messages=[NewMessage(seq, "assistant", "", [call_id])],
+        calls=[ToolCall(call_id, seq + 1, seq, 0, "noop", {})],
+        started=[call_id],
+    )
+
+
+def result(seq: int, call_id: str, value: str) -> CheckpointWrite:
+    return CheckpointWrite(
+        checkpoint_seq=seq,
+        status=RunStatus.RUNNING,
+        steps=1,
+        usage=Usage(),
+        message_count=seq,
+        settlements=[Settlement(call_id, CallStatus.OK, value)],
+    )
+
+
+async def test_batch__a_result_already_recorded_is_only_its_own_runs_outcome(
+    engine: AsyncEngine, database_url: str
+) -> None:
+    """The batch is one statement: each write's results are counted as its own, so a
+    result recorded before fails its run alone, and the others' are written."""
+    ids = await make_runs(engine, sessions=3)
+    async with engine.begin() as conn:
+        claims = {c.run_id: c for c in await claim(conn, owner="w", limit=3, ttl_s=30)}
+    tokens = [claims[run_id].lease_token for run_id in ids]
+    async with autocommit(engine) as conn:
+        turns = [
+            checkpoint.FencedWrite(i, t, turn(2, "c")) for i, t in zip(ids, tokens, strict=True)
+        ]
+        assert await checkpoint.write_checkpoints(conn, turns) == [None] * 3
+        early = ids[1]
+        await checkpoint.write_checkpoint(
+            conn, run_id=early, token=tokens[1], write=result(3, "c", "first")
+        )
+        batch = [
+            checkpoint.FencedWrite(i, t, result(3 + (i == early), "c", "second"))
+            for i, t in zip(ids, tokens, strict=True)
+        ]
+        outcomes = await checkpoint.write_checkpoints(conn, batch)
+
+    assert [type(o) for o in outcomes] == [type(None), ResultAlreadyRecorded, type(None)]
+    results = dict(
+        pg.rows(
+            database_url,
+            "SELECT r.id, t.result #>> '{}' FROM tool_calls t JOIN runs r USING (session_id)",
+        )
+    )
+    assert results == {ids[0]: "second", early: "first", ids[2]: "second"}
+
+
+async def test_batch__each_runs_events_in_its_own_session_in_order(
+    engine: AsyncEngine, database_url: str
+) -> None:
+    """A batch appends each saved run's events to its own session's log, numbered on from
+    that session's last event, however many each write brings, in one statement (not
+    made again one by one); a fenced-out write's session gets none."""
+    ids = await make_runs(engine, sessions=3)
+    async with engine.begin() as conn:
+        claims = {c.run_id: c for c in await claim(conn, owner="w", limit=3, ttl_s=30)}
+    before = dict(
+        pg.rows(database_url, "SELECT session_id, max(id) FROM events GROUP BY session_id")
+    )
+    stale = ids[2]
+    # Two events, one, and fenced out.
+    writes = [turn(2, "c"), write(2, RunStatus.FINISHED), turn(2, "c")]
+    batch = [
+        checkpoint.FencedWrite(i, claims[i].lease_token - (i == stale), w)
+        for i, w in zip(ids, writes, strict=True)
+    ]
+    async with autocommit(engine) as conn:
+        outcomes = await checkpoint.write_checkpoints(conn, batch)
+
+    assert [type(o) for o in outcomes] == [type(None), type(None), LeaseLost]
+    logged = pg.rows(
+        database_url,
+        "SELECT session_id, id, type FROM events WHERE id > (%s::jsonb ->> session_id)::bigint"
+        " ORDER BY session_id, id",
+        json.dumps(before),
+    )
+    s0, s1 = before["s0"], before["s1"]
+    assert logged == [
+        ("s0", s0 + 1, "turn.saved"),
+        ("s0", s0 + 2, "tool.started"),
+        ("s1", s1 + 1, "run.finished"),
+    ]
+    assert pg.scalar(database_url, "SELECT count(DISTINCT xmin::text) FROM checkpoints") == 1
+
+
+async def test_batch__one_run_twice__written_one_after_the_other(
+    engine: AsyncEngine, database_url: str
+) -> None:
+    """The statement writes each run once; a batch that holds one run twice (its loop
+    saves one checkpoint at a time, so it does not) is written one write after another."""
+    (run_id,) = await make_runs(engine, sessions=1)
+    async with engine.begin() as conn:
+        (held,) = await claim(conn, owner="w", limit=1, ttl_s=30)
+    batch = [
+        checkpoint.FencedWrite(run_id, held.lease_token, turn(2, "c")),
+        checkpoint.FencedWrite(run_id, held.lease_token, result(3, "c", "done")),
+    ]
+    async with autocommit(engine) as conn:
+        assert await checkpoint.write_checkpoints(conn, batch) == [None, None]
+    assert pg.scalar(database_url, "SELECT result #>> '{}' FROM tool_calls") == "done"
+    assert pg.scalar(database_url, "SELECT array_agg(seq ORDER BY seq) FROM checkpoints") == [
+        2,
+        3,
+    ]
 
 
 async def test_batch__never_deadlocks_with_renewals(

@@ -81,14 +81,3 @@ def test_assistant_content__old_rows_load_and_new_keys_round_trip() -> None:
     stored = stored_content("assistant", "hi", ["call_1"], data)
     assert stored == {**old, "provider_data": data}
     assert message_from_row(1, "assistant", stored).provider_data == data
-
-
-def test_checkpoint_statement__short_enough_for_psycopg_to_cache_its_parsing() -> None:
-    """Over psycopg's limit, every save parses the statement afresh (7 % of a worker's
-    CPU): a comment added to it must not push it back over."""
-    from psycopg._queries import MAX_CACHED_STATEMENT_LENGTH
-
-    from app.store.checkpoint import CHECKPOINT
-
-    assert len(CHECKPOINT.encode()) <= MAX_CACHED_STATEMENT_LENGTH
-    assert "--" not in CHECKPOINT
