@@ -9,6 +9,7 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
+from typing import Any
 
 import psycopg
 import pytest
@@ -369,14 +370,22 @@ async def test_batch__a_write_the_database_refuses_fails_only_its_own_save(
     assert per_run == {ids[0]: 1, ids[1]: 1, bad: 1}
 
 
-def turn(seq: int, call_id: str) -> CheckpointWrite:
-    """A model turn with one call: the assistant message `seq`, the call `seq + 1`."""
+def running(seq: int, **parts: Any) -> CheckpointWrite:
+    """Checkpoint `seq` of a run that goes on, with what it appends (`parts`)."""
     return CheckpointWrite(
         checkpoint_seq=seq,
         status=RunStatus.RUNNING,
         steps=1,
         usage=Usage(),
         message_count=seq,
+        **parts,
+    )
+
+
+def turn(seq: int, call_id: str) -> CheckpointWrite:
+    """A model turn with one call: the assistant message `seq`, the call `seq + 1`."""
+    return running(
+        seq,
         messages=[NewMessage(seq, "assistant", "", [call_id])],
         calls=[ToolCall(call_id, seq + 1, seq, 0, "noop", {})],
         started=[call_id],
@@ -384,14 +393,7 @@ def turn(seq: int, call_id: str) -> CheckpointWrite:
 
 
 def result(seq: int, call_id: str, value: str) -> CheckpointWrite:
-    return CheckpointWrite(
-        checkpoint_seq=seq,
-        status=RunStatus.RUNNING,
-        steps=1,
-        usage=Usage(),
-        message_count=seq,
-        settlements=[Settlement(call_id, CallStatus.OK, value)],
-    )
+    return running(seq, settlements=[Settlement(call_id, CallStatus.OK, value)])
 
 
 async def test_batch__a_result_already_recorded_is_only_its_own_runs_outcome(
