@@ -56,7 +56,13 @@ WITH fence AS MATERIALIZED (
                     fingerprint text, messages jsonb, calls jsonb, settlements jsonb,
                     approvals jsonb, events jsonb, event_count bigint)
       JOIN runs r ON r.id = w.id
-     WHERE r.lease_token = w.token AND r.status = 'running'
+     -- The batch's runs are found by primary key, and nothing else: the planner takes
+     -- the writes for 100 rows, and would rather read every running run (a fleet's
+     -- thousands) to join them. So the ids come as an array, and "the token holds while
+     -- the run is running" is a CASE, not `AND status = 'running'`: that condition the
+     -- planner answers from the partial index of all running runs.
+     WHERE r.id = ANY (ARRAY(SELECT (e ->> 'id')::uuid FROM jsonb_array_elements($1) e))
+       AND CASE WHEN r.status = 'running' THEN r.lease_token END = w.token
      ORDER BY r.id
        FOR NO KEY UPDATE OF r
 ), advanced AS (
@@ -203,8 +209,9 @@ async def write_checkpoints(
     conn: AsyncConnection, writes: Sequence[FencedWrite]
 ) -> list[Exception | None]:
     """Commit several runs' checkpoints in one statement (so one transaction and one round
-    trip), each fenced on its own token. `conn` should be in autocommit: the statement is
-    atomic on its own.
+    trip), each fenced on its own token. `conn` must be in autocommit: the statement is
+    atomic on its own, and after a failed batch the writes are made again one by one on
+    the same connection (in a transaction, the failure would have aborted it).
 
     Returns, for each write, None (saved) or what it alone met: `LeaseLost`, or the
     database's error when the batch failed on it. After such an error nothing of the batch

@@ -241,8 +241,8 @@ WITH beat AS (
     -- On time: claimers look through a worker's runs only once it is late.
     UPDATE workers SET heartbeat_at = clock_timestamp() WHERE owner = :owner
 ), mine AS (
-    -- Locked in id order, the order a batch of checkpoints takes them in
-    -- (`write_checkpoints`): two statements that lock the same runs in one order never
+    -- Locked in id order, the order a batch of checkpoints takes them in (the fence of
+    -- `checkpoint.CHECKPOINTS`): two statements that lock the same runs in one order never
     -- deadlock.
     SELECT id FROM runs
      WHERE lease_owner = :owner AND status = 'running'

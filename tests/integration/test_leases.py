@@ -13,6 +13,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from psycopg import sql
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app.db import create_engine
@@ -487,6 +488,30 @@ async def test_batch__one_run_twice__written_one_after_the_other(
         2,
         3,
     ]
+
+
+async def test_batch__finds_its_runs_by_primary_key_not_among_the_fleets(
+    engine: AsyncEngine, database_url: str
+) -> None:
+    """The fence reads a batch's runs by their primary key: never the partial index of
+    every running run (a fleet's thousands, read by every batch) nor the whole table.
+    Planned as a new deployment's worker plans it: no statistics yet, and kept."""
+    await make_runs(engine, sessions=40)
+    async with engine.begin() as conn:
+        claims = await claim(conn, owner="w", limit=40, ttl_s=30)
+    batch = [checkpoint.FencedWrite(c.run_id, c.lease_token, write(1)) for c in claims[:3]]
+    writes = "[" + ",".join(w.row for w in batch) + "]"
+    with psycopg.connect(pg.libpq_url(database_url)) as conn:
+        conn.execute("SET enable_seqscan = off")  # tiny tables would pick a seq scan
+        conn.execute("SET plan_cache_mode = force_generic_plan")  # as a worker's, reused
+        conn.execute(f"PREPARE save(jsonb) AS {checkpoint.CHECKPOINTS}")
+        explain = sql.SQL("EXPLAIN EXECUTE save({})").format(sql.Literal(writes))
+        plan = "\n".join(r[0] for r in conn.execute(explain).fetchall())
+        conn.rollback()
+    fence = plan.split("CTE advanced")[0]
+    assert "pk_runs" in fence, plan
+    assert "ix_runs_lease_owner" not in plan, plan
+    assert "Seq Scan on runs" not in plan, plan
 
 
 async def test_batch__never_deadlocks_with_renewals(
