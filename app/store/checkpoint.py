@@ -32,9 +32,10 @@ from app.store.tables import sql_list
 def compact(sql: str) -> str:
     """A statement as it is sent: without its comments and runs of blanks. psycopg
     caches how it parses a query only up to 4,096 bytes (`MAX_CACHED_STATEMENT_LENGTH`);
-    the commented checkpoint is longer, and parsing it afresh on every save was 7 % of a
-    worker's CPU. (The statement holds no `--`, blank, comma, parenthesis or operator
-    inside a literal.)"""
+    a commented statement is often longer, and parsing the checkpoint afresh on every save
+    was 7 % of a worker's CPU (it now goes through a raw cursor, unparsed; `LOAD_RUNS`
+    still has psycopg's placeholders). (The statement holds no `--`, blank, comma,
+    parenthesis or operator inside a literal.)"""
     bare = re.sub(r"\s+", " ", re.sub(r"--[^\n]*", "", sql))
     return re.sub(r" ?(->>|->|\|\||[(),=+]) ?", r"\1", bare).strip()
 
@@ -174,9 +175,9 @@ def _json(value: Any) -> str:
 class FencedWrite:
     """One run's checkpoint, fenced on the lease token its writer holds.
 
-    Its row of the statement's `writes` (JSON text) is made when it is: a write may wait
-    in a queue, and the engine changes the objects it holds (a call settles) once its save
-    has returned.
+    Its row of the statement's parameter (a JSON object, as text) is made when it is: a
+    write may wait in a queue, and the engine changes the objects it holds (a call
+    settles) once its save has returned.
     """
 
     run_id: UUID
@@ -210,8 +211,8 @@ async def write_checkpoints(
 ) -> list[Exception | None]:
     """Commit several runs' checkpoints in one statement (so one transaction and one round
     trip), each fenced on its own token. `conn` must be in autocommit: the statement is
-    atomic on its own, and after a failed batch the writes are made again one by one on
-    the same connection (in a transaction, the failure would have aborted it).
+    atomic on its own, and a failed batch is made again on the same connection (in a
+    transaction, the failure would have aborted it).
 
     Returns, for each write, None (saved) or what it alone met: `LeaseLost`, or the
     database's error when the batch failed on it. After such an error nothing of the batch
