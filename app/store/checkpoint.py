@@ -243,13 +243,17 @@ async def _write_together(
     driver: psycopg.AsyncConnection[Any], writes: Sequence[FencedWrite]
 ) -> list[Exception | None]:
     """One statement for `writes` (each run at most once): each one's outcome."""
-    rows = "[" + ",".join(w.row for w in writes) + "]"
     # A raw cursor: the statement is sent as it is written (`$1`), not parsed on every
     # execution for placeholders of psycopg's style.
     async with psycopg.AsyncRawCursor(driver) as cursor:
-        await cursor.execute(CHECKPOINTS, (rows,))
+        await cursor.execute(CHECKPOINTS, (parameter(writes),))
         settled = dict(await cursor.fetchall())
     return [_lost(w, settled.get(w.run_id)) for w in writes]
+
+
+def parameter(writes: Sequence[FencedWrite]) -> str:
+    """The statement's one parameter for `writes`: a JSON array of their rows."""
+    return "[" + ",".join(w.row for w in writes) + "]"
 
 
 async def driver_of(conn: AsyncConnection) -> psycopg.AsyncConnection[Any]:
@@ -273,7 +277,7 @@ def _lost(fenced: FencedWrite, settled: int | None) -> LeaseLost | None:
 
 
 def _checkpoint_row(run_id: UUID, token: int, write: CheckpointWrite) -> str:
-    """The write as a row of the statement's `writes`: a JSON object."""
+    """The write as a row of the statement's parameter: a JSON object."""
     row = {
         "id": str(run_id),
         "token": token,

@@ -500,12 +500,13 @@ async def test_batch__finds_its_runs_by_primary_key_not_among_the_fleets(
     async with engine.begin() as conn:
         claims = await claim(conn, owner="w", limit=40, ttl_s=30)
     batch = [checkpoint.FencedWrite(c.run_id, c.lease_token, write(1)) for c in claims[:3]]
-    writes = "[" + ",".join(w.row for w in batch) + "]"
     with psycopg.connect(pg.libpq_url(database_url)) as conn:
         conn.execute("SET enable_seqscan = off")  # tiny tables would pick a seq scan
         conn.execute("SET plan_cache_mode = force_generic_plan")  # as a worker's, reused
         conn.execute(f"PREPARE save(jsonb) AS {checkpoint.CHECKPOINTS}")
-        explain = sql.SQL("EXPLAIN EXECUTE save({})").format(sql.Literal(writes))
+        explain = sql.SQL("EXPLAIN EXECUTE save({})").format(
+            sql.Literal(checkpoint.parameter(batch))
+        )
         plan = "\n".join(r[0] for r in conn.execute(explain).fetchall())
         conn.rollback()
     fence = plan.split("CTE advanced")[0]
